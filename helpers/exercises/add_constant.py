@@ -18,7 +18,7 @@ import numpy as np
 from helpers.exercises import near
 from helpers.exercises.common import Input, Output
 from helpers.exercises.kernel import KernelExercise, Launch
-from helpers.exercises.microscope import kernel_words, written_twice
+from helpers.exercises.microscope import body_words, kernel_words, written_twice
 from helpers.exercises.origin import Wrong
 
 # (n, the threads of the one block; c): a middling size, a small odd one, nearly the most a
@@ -87,9 +87,7 @@ def _mistakes(case, run):
         yield from _compared_not_stored(run.kernel)
         yield "nothing was written: y still holds the NaN it was filled with", \
               "each thread should store its result: y[i] = x[i] + c"
-    if written[0] and not written[1:].any():
-        yield ("only y[0] was written: every thread used i = 0 (blockIdx.x is 0 too, in a grid "
-               "of one block)", INDEX_HINT)
+    yield from _only_the_first(run.kernel, n, written)
     if right.all():
         return
     yield from _shifted_down(n, run.out.ahead, written, right)
@@ -131,6 +129,23 @@ def _mistakes(case, run):
     yield Wrong(f"{int((~right).sum())} of {n} elements are wrong (the first is y[{first}] = "
                 f"{got[first]}, expected {want[first]})",
                 f"each thread computes y[i] = x[i] + c for its own i: {INDEX_HINT}", "y", first)
+
+
+def _only_the_first(kernels, n, written):
+    """Only y[0] written: every thread's i was 0. Named from the kernel's words where it reads
+    threadIdx.y or threadIdx.z and never threadIdx.x: 0 in every thread of a block (n, 1, 1)."""
+    if not written[0] or written[1:].any():
+        return
+    words = body_words(kernels)
+    axes = [words[k + 2] for k in range(len(words) - 2) if words[k:k + 2] == ["threadIdx", "."]]
+    if axes and "x" not in axes:
+        yield (f"only y[0] was written: every thread's i was threadIdx.{axes[0]}, which is 0 in "
+               f"every thread: the block is 1-D, ({n}, 1, 1), so only threadIdx.x runs from 0 to "
+               f"{n - 1}, and threadIdx.y and threadIdx.z are always 0",
+               f"i = threadIdx.x, not threadIdx.{axes[0]}: thread number i of the block has "
+               "element i")
+    yield ("only y[0] was written: every thread used i = 0 (blockIdx.x is 0 too, in a grid of "
+           "one block)", INDEX_HINT)
 
 
 def _compared_not_stored(kernels):

@@ -23,7 +23,7 @@ from helpers.exercises.microscope import (STOPPED_AFTER, accesses_of, observe, w
 from helpers.exercises.common import Input, Output
 from helpers.exercises.hidden import awkward, pick
 from helpers.exercises.add_into_models import (LOOP_HINT, body_indexes_the_start,
-                                              loop_test_against_step, overlaps,
+                                              loop_test_against_step, overlaps, tested_after,
                                               started_late, stepped_too_far,
                                               stopped_a_stride_early, wrong_start)
 from helpers.exercises.kernel import KernelExercise, Launch, traced_back
@@ -112,6 +112,7 @@ def _mistakes(case, run):
         yield ("each x[i] was added into y[i + 1]: the store's index is one too far, the loop's "
                "bound is right", "y[i] += x[i]")
     yield from _stepped_first(run.out.past, (got - y) / x, n, threads)
+    yield from tested_after(run.kernel, run.out.past, np.array_equal(got, y + x), n, threads)
     if run.out.past.size:
         yield (f"y[{run.out.past[0]}] and beyond were written, past y[n - 1]",
                "the loop must stop at n: " + LOOP_HINT)

@@ -254,3 +254,36 @@ def stopped_a_stride_early(visits, n, threads):
            f"thread, were never added to: the loop's test looks one stride ahead (i + stride < n, "
            f"with stride = {threads}), so each thread stops before its last element below n",
            "test the element the thread is about to add, not the next one: i < n, as in " + LOOP_HINT)
+
+
+def _do_while_test(kernels):
+    """The text "while (...)" of the kernel body's first do { ... } while (...); (its simulated
+    twin's source); None where there is none or the text cannot be read."""
+    from helpers.sim.compile.kernel_text import Unreadable, closing
+
+    if (text := kernel_words(kernels)) is None:
+        return None
+    source, tokens, words, body, end = text
+    try:
+        do = words.index("do", body, end)
+        after = closing(tokens, do + 1) + 1
+        if words[do + 1] != "{" or words[after:after + 2] != ["while", "("]:
+            return None
+        return source[tokens[after].start:tokens[closing(tokens, after + 1)].end]
+    except (Unreadable, ValueError, IndexError):
+        return None
+
+
+def tested_after(kernels, past, right, n, threads):
+    """y right below n and y[n] to y[threads - 1] added into, one element for each thread whose
+    start is n or more, in a kernel whose loop is a do { ... } while: its body runs once before
+    the test, so each thread adds at its start, whatever it is."""
+    if threads <= n or not right or not np.array_equal(past, np.arange(n, threads)):
+        return
+    if (test := _do_while_test(kernels)) is not None:
+        yield (f"y[{n}] to y[{threads - 1}] were written, past y[n - 1], each by a thread whose "
+               f"start was already n or more (the grid's {threads} threads start at 0 to "
+               f"{threads - 1}): do {{ ... }} {test}; runs its body once before its first test, so "
+               "every thread added x[i] into y[i] at its start, whatever i was",
+               "test i before the first element too: " + LOOP_HINT + " (or while (i < n) { ... }, "
+               "which tests before each turn)")

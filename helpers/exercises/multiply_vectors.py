@@ -21,12 +21,10 @@ from helpers.exercises.common import Input, Output
 from helpers.exercises.hidden import pick
 from helpers.exercises.origin import Wrong
 from helpers.exercises.kernel import KernelExercise, Launch, traced_back
+from helpers.exercises.multiply_vectors_models import INDEX_HINT, written_by, written_where
 
 # (threads per block, blocks): n = their product; last a small one on the simulator, race-checked
 CASES = [(128, 7), (32, 13), (256, 3), (8, 3, "observe")]
-
-INDEX_HINT = ("i = blockIdx.x * blockDim.x + threadIdx.x (the block's first element, plus the "
-              "thread's place in it)")
 
 STEP_HINT = "the block's size is blockDim.x, not a number: i = blockIdx.x * blockDim.x + threadIdx.x"
 NO_GUARD = "; every thread has an element here, so no guard"
@@ -138,12 +136,6 @@ def _observed(kernels, case):
                          f"{INDEX_HINT}, then out[i] = a[i] * b[i]; no loop over all of out")
 
 
-def written_by(index, size, blocks):
-    """The elements that a kernel with the index ``index`` writes (inside and past the end)."""
-    b, t = np.meshgrid(np.arange(blocks), np.arange(size), indexing="ij")
-    return np.unique(index(b, t, size, blocks))
-
-
 def stored_at_thread(got, unwritten, want, size, name, reads_past_block_0):
     """Every block stored its results at [threadIdx.x]: only elements 0 to blockDim.x - 1 were
     written, and a block past 0 read its inputs past the first block's (``reads_past_block_0()``,
@@ -182,40 +174,6 @@ def _seen(model, size, n):
     return model[(model >= -size) & (model < n + 256 * (n // size))]
 
 
-def _one_block_on(every, size, n):
-    """The elements written (``every``, before out and past it too) those of i = (blockIdx.x +
-    1) * blockDim.x + threadIdx.x: block 0's never, and a block's worth past the end."""
-    if n > size and np.array_equal(every, np.arange(size, n + size)):
-        yield (f"every block took the elements of the block after it: out[0] to out[{size - 1}] "
-               f"(block 0's) were never written and the last block wrote out[{n}] to "
-               f"out[{n + size - 1}], past the end: the index is one block too far on, as "
-               "(blockIdx.x + 1) * blockDim.x counts the blocks from 1, but blockIdx.x counts "
-               "from 0", "block 0 starts at element 0: " + INDEX_HINT)
-
-
-def _place_subtracted(every, size, n):
-    """The elements written those of i = blockIdx.x * blockDim.x - threadIdx.x: each block's
-    threads counted back from its first element, block 0's before out."""
-    if size > 1 and np.array_equal(every, np.arange(1 - size, n - size + 1)):
-        yield (f"out[{1 - size}] to out[-1] were written, before out[0], and out[{n - size + 1}] "
-               f"to out[{n - 1}] never: the thread's place is subtracted, blockIdx.x * blockDim.x "
-               "- threadIdx.x, so each block's threads count back from its first element (block "
-               f"0's: out[0] down to out[{1 - size}])", "add the thread's place, + threadIdx.x, not "
-               "- threadIdx.x: " + INDEX_HINT)
-
-
-def _lane_for_thread(every, size, n):
-    """The elements written those of i = blockIdx.x * blockDim.x + threadIdx.x % 32: each
-    block's first 32, each by blockDim.x / 32 threads, in blocks of more than a warp."""
-    if size > 32 and np.array_equal(every, written_by(lambda b, t, s, _: b * s + t % 32, size,
-                                                      n // size)):
-        yield (f"only the first 32 elements of each block were written (out[0] to out[31], "
-               f"out[{size}] to out[{size + 31}], ...), each by {size // 32} threads, and "
-               f"{n - n // size * 32} of {n} never: threadIdx.x % 32 is the thread's lane in its "
-               "warp (0 to 31), not its place in the block",
-               "the thread's place in the block is threadIdx.x, all of it, no % 32: " + INDEX_HINT)
-
-
 def _mistakes(case, run):
     """The mistakes a launched kernel's output shows, in order (nothing when it is right)."""
     size, blocks = case
@@ -226,9 +184,7 @@ def _mistakes(case, run):
                                 lambda: read_past_block_0(run.kernel, _launch((size, 3)), size))
     if blocks > 1 and np.array_equal(every, np.arange(size)):
         yield from first_block_only(run.kernel)
-    yield from _one_block_on(every, size, n)
-    yield from _lane_for_thread(every, size, n)
-    yield from _place_subtracted(every, size, n)
+    yield from written_where(every, size, n)
     for index, problem, hint in INDEXES + SHIFTS:
         if (blocks > 1 and not np.array_equal(np.flatnonzero(written), np.arange(n))
                 and np.array_equal(every, _seen(written_by(index, size, blocks), size, n))):

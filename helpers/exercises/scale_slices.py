@@ -262,7 +262,7 @@ def _index_mistakes(case, hit):
     for index, problem in INDEXES:
         model = set(index(x, y, z, nx, ny, nz).ravel().tolist())
         if model != set(range(x.size)) and hit == model:
-            yield problem, INDEX_HINT
+            yield problem(nx, ny, nz) if callable(problem) else problem, INDEX_HINT
     width, height = (g * b for g, b in zip(_grid(case)[:2], case[3][:2]))
     for index, problem in (
             ((z * height + y) * nx + x, f"slice z starts at z * (gridDim.y * blockDim.y) rows: "

@@ -10,12 +10,16 @@ import itertools
 import numpy as np
 
 # Index mistakes, x, y, z and the guard right: (the element's index from x, y, z, nx, ny, nz; the
-# problem)
+# problem, or a function of nx, ny, nz that words it)
 INDEXES = [
     (lambda x, y, z, nx, ny, nz: z * ny + y * nx + x,
      "slice z starts at z * ny, a number of rows, not of elements"),
     (lambda x, y, z, nx, ny, nz: (z * nx + y) * ny + x,
      "rows are ny elements apart in the index (y * ny), but a row holds nx elements"),
+    (lambda x, y, z, nx, ny, nz: (z * nx + y) * nx + x,
+     lambda nx, ny, nz: f"slice z starts at z * nx * nx = z * {nx * nx} elements, not z * ny * "
+     f"nx = z * {ny * nx}: the index (z * nx + y) * nx + x takes nx, the length of a row, where "
+     "ny, the number of rows in a slice, belongs"),
     (lambda x, y, z, nx, ny, nz: (z * nz + y) * nx + x,
      "slice z starts at z * nz * nx, but a slice holds ny rows of nx elements (nz is the number "
      "of slices)"),

@@ -18,10 +18,13 @@ from helpers.exercises.common import GUARD, Input, Output, one_further
 from helpers.exercises.hidden import awkward, pick
 from helpers.exercises.kernel import KernelExercise, Launch, traced_back
 from helpers.exercises.multiply_vectors import (INDEXES, NO_GUARD, read_past_block_0,
-                                                stored_at_thread, written_by)
+                                                stored_at_thread)
+from helpers.exercises.multiply_vectors_models import written_by
 from helpers.exercises.origin import Wrong
-from helpers.exercises.scale_vector_models import (ALPHA, FILL, blocks_from_1, divided_by_alpha,
-                                                   multiplied_into, while_for_if)
+from helpers.exercises.scale_vector_models import (ALPHA, FILL, blocks_from_1, bound_of_two,
+                                                   divided_by_alpha, guard_after_the_store,
+                                                   multiplied_into, one_left_out, while_for_if,
+                                                   whole_blocks_alone)
 
 
 # (n, threads per block, extra blocks beyond the ones needed). The first has several blocks
@@ -128,8 +131,8 @@ def _mistakes(case, run):
             yield problem, hint.replace(NO_GUARD, ", guarded with if (i < n)")
     if right.all():
         return
-    yield from itertools.chain(_one_left_out(n, unwritten), _whole_blocks_alone(n, block, unwritten))
-    yield from _bound_of_two(unwritten)
+    yield from itertools.chain(one_left_out(n, unwritten), whole_blocks_alone(n, block, unwritten))
+    yield from bound_of_two(unwritten)
     if unwritten.any():
         yield (f"{int(unwritten.sum())} of {n} elements were never written (the first is "
                f"y[{int(np.argmax(unwritten))}])",
@@ -225,6 +228,7 @@ def _past_n(run, n, threads, right):
     everyone = list(range(n, min(threads, n + GUARD)))
     if everyone and right.all() and past.tolist() == everyone:
         yield from _store_outside_the_guard(run.kernel, f"y[{n}] to y[{everyone[-1]}]")
+        yield from guard_after_the_store(run.kernel, f"y[{n}] to y[{everyone[-1]}]")
         yield (f"y is right below n, but every thread past the end wrote too (y[{n}] to "
                f"y[{everyone[-1]}]): no guard compared the thread's global i with n",
                "a bounds guard must test the global index against n, if (i < n) { y[i] = "
@@ -350,40 +354,6 @@ def _unsigned_short_index(n, threads, unwritten):
                f"{n} elements never written): i is held in a 16-bit unsigned short, which "
                "wraps to 0 past 65535",
                "keep the index an int: int i = blockIdx.x * blockDim.x + threadIdx.x")
-
-
-def _one_left_out(n, unwritten):
-    """One element alone never written: y[0] (the guard leaves out i = 0) or y[n - 1] (the
-    guard stops one short)."""
-    if np.flatnonzero(unwritten).tolist() == [0]:
-        yield ("y[0] alone was never written: the guard leaves out i = 0",
-               "thread 0 has an element too: guard with if (i < n) alone")
-    if np.flatnonzero(unwritten).tolist() == [n - 1]:
-        yield (f"y[n - 1] (y[{n - 1}]) alone was never written: the guard stops one short, "
-               "as if (i < n - 1) does", "the last element is y[n - 1], and its thread has "
-               "i = n - 1 < n: guard with if (i < n)")
-
-
-def _whole_blocks_alone(n, block, unwritten):
-    """Every whole block's elements written and none of the last, partial block's: a guard on
-    whole blocks (blockIdx.x < n / blockDim.x, the integer division dropping the partial one)."""
-    start = n // block * block
-    if 0 < start < n and np.array_equal(unwritten, np.arange(n) >= start):
-        yield (f"the last, partial block wrote nothing (y[{start}] to y[{n - 1}] never written) "
-               "and every whole block wrote its elements: the guard passes whole blocks alone, "
-               "as blockIdx.x < n / blockDim.x does (the integer division drops the partial "
-               "block), where each thread's own element is what is tested",
-               "guard each element, not the block: if (i < n), with i = blockIdx.x * blockDim.x "
-               "+ threadIdx.x")
-
-
-def _bound_of_two(unwritten):
-    """Only y[0] and y[1] written: a guard i < sizeof(x) / sizeof(x[0]), 8 / 4 for a pointer."""
-    if np.flatnonzero(~unwritten).tolist() == [0, 1]:
-        yield ("only y[0] and y[1] were written: the guard's bound is 2, what sizeof(x) / "
-               "sizeof(x[0]) gives in a kernel, where x is a pointer (8 bytes), not the array",
-               "a kernel gets x's address, not its length: the length is the parameter n, "
-               "if (i < n)")
 
 
 EXERCISE = KernelExercise(

@@ -1,10 +1,13 @@
 """The models of notebook 01's scale_vector (``cuda_src/exercises/scale_vector.cu``) that
 ``helpers.exercises.scale_vector`` compares a kernel's y with: stores that multiply into y or
-divide by alpha, and an index that counts the blocks from 1, each with its verdict."""
+divide by alpha, an index that counts the blocks from 1, guards that leave out one element, the
+partial block or all but two, and a guard placed after the store, each with its verdict."""
 
 from __future__ import annotations
 
 import numpy as np
+
+from helpers.exercises.microscope import kernel_words, source_line
 
 ALPHA = np.float32(-2.5)
 FILL = np.float32(-7.0)
@@ -76,3 +79,80 @@ def while_for_if(words, seen, launch):
            f"(stopped by the simulator, y held only right values, y[{r}] = alpha * x[{r}] = "
            f"{got[r]:g}, and nothing past n)", f"the bounds guard is a test, done once: if ({v} < "
            f"n) {{ y[{v}] = alpha * x[{v}]; }}, not a while loop")
+
+
+def one_left_out(n, unwritten):
+    """One element alone never written: y[0] (the guard leaves out i = 0) or y[n - 1] (the
+    guard stops one short)."""
+    if np.flatnonzero(unwritten).tolist() == [0]:
+        yield ("y[0] alone was never written: the guard leaves out i = 0",
+               "thread 0 has an element too: guard with if (i < n) alone")
+    if np.flatnonzero(unwritten).tolist() == [n - 1]:
+        yield (f"y[n - 1] (y[{n - 1}]) alone was never written: the guard stops one short, "
+               "as if (i < n - 1) does", "the last element is y[n - 1], and its thread has "
+               "i = n - 1 < n: guard with if (i < n)")
+
+
+def whole_blocks_alone(n, block, unwritten):
+    """Every whole block's elements written and none of the last, partial block's: a guard on
+    whole blocks (blockIdx.x < n / blockDim.x, the integer division dropping the partial one)."""
+    start = n // block * block
+    if 0 < start < n and np.array_equal(unwritten, np.arange(n) >= start):
+        yield (f"the last, partial block wrote nothing (y[{start}] to y[{n - 1}] never written) "
+               "and every whole block wrote its elements: the guard passes whole blocks alone, "
+               "as blockIdx.x < n / blockDim.x does (the integer division drops the partial "
+               "block), where each thread's own element is what is tested",
+               "guard each element, not the block: if (i < n), with i = blockIdx.x * blockDim.x "
+               "+ threadIdx.x")
+
+
+def bound_of_two(unwritten):
+    """Only y[0] and y[1] written: a guard i < sizeof(x) / sizeof(x[0]), 8 / 4 for a pointer."""
+    if np.flatnonzero(~unwritten).tolist() == [0, 1]:
+        yield ("only y[0] and y[1] were written: the guard's bound is 2, what sizeof(x) / "
+               "sizeof(x[0]) gives in a kernel, where x is a pointer (8 bytes), not the array",
+               "a kernel gets x's address, not its length: the length is the parameter n, "
+               "if (i < n)")
+
+
+def _first_store(tokens, words, body, end):
+    """(the index of the first store into y in the kernel body's ``words``, y[...] = or an
+    update such as y[...] *=, and of its statement's ";"); None where there is none."""
+    from helpers.sim.compile.kernel_text import closing
+
+    for s in range(body + 1, end - 3):
+        if words[s] == "y" and words[s - 1] in ("{", ";", "}", ")") and words[s + 1] == "[":
+            close = closing(tokens, s + 1)
+            if words[close + 1] in ("=", "*=", "+=", "-=", "/="):
+                return s, words.index(";", close, end)
+    return None
+
+
+def guard_after_the_store(kernels, written):
+    """Every thread past n stored into y (``written``, those elements) and the kernel's body (its
+    simulated twin's source) tests n only in an if after its first store: the guard placed after
+    the store it should keep the threads past n from."""
+    from helpers.sim.compile.kernel_text import Unreadable, closing
+
+    if (text := kernel_words(kernels)) is None:
+        return
+    source, tokens, words, body, end = text
+    guards = [k for k in range(body + 1, end - 1) if words[k:k + 2] == ["if", "("]]
+    try:
+        store = _first_store(tokens, words, body, end)
+        tested = [(k, closing(tokens, k + 1)) for k in guards]
+    except (Unreadable, ValueError):
+        return
+    tested = [(k, close) for k, close in tested if "n" in words[k + 2:close]]
+    if store is None or not tested or tested[0][0] < store[1]:
+        return
+    k, close = tested[0]
+    guard = source[tokens[k].start:tokens[close].end] + (
+        " return;" if words[close + 1:close + 3] == ["return", ";"] else "")
+    said = source[tokens[store[0]].start:tokens[store[1]].end]
+    yield (f"y is right below n, but every thread past the end wrote too ({written}): the guard "
+           f"{guard} at line {source_line(source, tokens[k].start)} comes after the store {said} "
+           f"at line {source_line(source, tokens[store[0]].start)}, so every thread, those past "
+           "n too, had stored before it reached the test",
+           "test i before the store: if (i >= n) return; first, then y[i] = alpha * x[i]; (or "
+           "the store inside the guard, if (i < n) { y[i] = alpha * x[i]; })")

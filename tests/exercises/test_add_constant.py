@@ -19,6 +19,11 @@ STORE = ("y[i] = x[i] + c;",)
 WRONG = {
     "index_zero": ((*INDEX, "int i = 0;"), "only y[0] was written"),
     "block_index": ((*INDEX, "int i = blockIdx.x;"), "only y[0] was written"),
+    # blind audit AB (was 'only y[0] was written: every thread used i = 0 (blockIdx.x is 0 too,
+    # in a grid of one block)', though the code has neither): threadIdx.y, 0 in a 1-D block
+    "index_from_thread_y": ((*INDEX, "int i = threadIdx.y;"),
+                            "only y[0] was written: every thread's i was threadIdx.y, which is 0 "
+                            "in every thread: the block is 1-D, (200, 1, 1)"),
     "c_forgotten": ((*STORE, "y[i] = x[i];"), "y equals x: c is not added"),
     "x_not_read": ((*STORE, "y[i] = c;"), "every element is c"),
     "subtracted": ((*STORE, "y[i] = x[i] - c;"), "y = x - c"),
@@ -83,7 +88,8 @@ WRONG = {
     "every_thread_loops": ((*STORE, "for (int j = 0; j < blockDim.x; j++)\n        y[j] = x[j] + c;"),
                            "two threads wrote y[0]"),
 }
-HINTS = {"compared_not_stored": "store with one =, == compares: y[i] = x[i] + c;",
+HINTS = {"index_from_thread_y": "i = threadIdx.x, not threadIdx.y",
+         "compared_not_stored": "store with one =, == compares: y[i] = x[i] + c;",
          "index_is_the_block_size": "i = threadIdx.x, the thread's own number, not blockDim.x",
          "index_shifted_down": "with nothing subtracted: thread 0 has element 0",
          "index_shifted_up": "with nothing added: thread 0 has element 0",

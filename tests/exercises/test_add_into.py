@@ -86,6 +86,15 @@ WRONG = {
     "adds_into_the_next": (("y[i] += x[i];", "y[i + 1] += x[i];"),
                            "each x[i] was added into y[i + 1]"),
     "no_bound": (("i < n;", "i <= n;"), "y[1000] and beyond were written"),
+    # blind audit AB (was 'y[300] and beyond were written, past y[n - 1] ... Hint: the loop must
+    # stop at n', which while (i < n) does): a do-while adds before its first test
+    "do_while": (("    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride)\n"
+                  "        y[i] += x[i];",
+                  "    int i = blockIdx.x * blockDim.x + threadIdx.x;\n    do {\n"
+                  "        y[i] += x[i];\n        i += stride;\n    } while (i < n);"),
+                 "y[300] to y[639] were written, past y[n - 1], each by a thread whose start "
+                 "was already n or more (the grid's 640 threads start at 0 to 639): do { ... } "
+                 "while (i < n); runs its body once before its first test"),
     # blind audit TPA-add_into-1 (was '64 of 1000 elements were never added to (the first is
     # y[936]) ... Hint: for (...; i < n; ...)', the loop header restated): a while loop's habit
     # of looking one stride ahead
@@ -173,7 +182,8 @@ WRONG = {
                            "every thread did the whole loop"),
 }
 # the words the hint must contain, where the problem's alone would not show it fixes the mistake
-HINTS = {"start_parenthesised": "multiply first, then add threadIdx.x: i = blockIdx.x * "
+HINTS = {"do_while": "test i before the first element too",
+         "start_parenthesised": "multiply first, then add threadIdx.x: i = blockIdx.x * "
                                 "blockDim.x + threadIdx.x",
          "start_one_late": "with nothing added: i = blockIdx.x * blockDim.x + threadIdx.x",
          "stride_of_a_block_squared": "int stride = blockDim.x * gridDim.x;",

@@ -54,6 +54,13 @@ WRONG = {
                                 "out[895] never: the thread's place is subtracted, blockIdx.x * "
                                 "blockDim.x - threadIdx.x", "Hint: add the thread's place, + "
                                 "threadIdx.x, not - threadIdx.x"),
+    # blind audit AB (was '889 of 896 elements were never written (the first is out[1])', the
+    # cause not named): blockIdx.x typed where threadIdx.x belongs
+    "block_number_for_the_place": ((INDEX, "blockIdx.x * blockDim.x + blockIdx.x"),
+                                   "each block wrote one element only, out[b * 128 + b] (out[0], "
+                                   "out[129], out[258], ...)", "blockIdx.x * blockDim.x + "
+                                   "blockIdx.x adds blockIdx.x where the thread's place",
+                                   "Hint: add the thread's place, + threadIdx.x, not + blockIdx.x"),
     "blocks_counted_from_1": ((INDEX, "(blockIdx.x - 1) * blockDim.x + threadIdx.x"),
                               "block 0 wrote before the start of out",
                               "the blocks are counted from 1", "block 0 starts at element 0"),

@@ -135,6 +135,12 @@ WRONG = {
     "rows_ny_apart_in_the_row_term": ([(INDEX, "int i = (z * ny + y) * ny + x;")],
                                       "rows are ny elements apart in the index, (z * ny + y) * ny "
                                       "+ x, but a row holds nx elements"),
+    # blind audit AB (was 'out was written past its end (out[507]), and 182 of its elements
+    # were never written: the index sends them past the end'): nx where ny belongs
+    "slices_of_nx_rows": ([(INDEX, "int i = (z * nx + y) * nx + x;")],
+                          "slice z starts at z * nx * nx = z * 169 elements, not z * ny * nx = "
+                          "z * 91: the index (z * nx + y) * nx + x takes nx, the length of a row, "
+                          "where ny, the number of rows in a slice, belongs"),
     "slices_of_nz_rows": ([(INDEX, "int i = (z * nz + y) * nx + x;")],
                           "slice z starts at z * nz * nx"),
     # blind audit O9 (was '224 of 455 elements were never written' and the index hint)

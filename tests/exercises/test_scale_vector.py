@@ -146,6 +146,13 @@ WRONG = [
      variant(KERNEL, ("    if (i < n) {\n        y[i] = alpha * x[i];\n    }",
                       "    while (i < n) {\n        y[i] = alpha * x[i];\n        i += blockDim.x;\n    }")),
      ["thread 0 of blocks 0 and 1 both wrote y[8]", "steps by blockDim.x", "blockDim.x * gridDim.x"]),
+    # blind audit AB (was 'no guard compared the thread's global i with n', though the guard
+    # if (i >= n) return; was there): the guard after the store
+    ("guard_after_the_store",
+     variant(KERNEL, ("    if (i < n) {\n        y[i] = alpha * x[i];\n    }",
+                      "    y[i] = alpha * x[i];\n    if (i >= n)\n        return;")),
+     ["the guard if (i >= n) return; at line ", "comes after the store y[i] = alpha * x[i]; at line ",
+      "Hint: test i before the store: if (i >= n) return; first, then y[i] = alpha * x[i];"]),
     ("guard_inverted",
      variant(KERNEL, ("    if (i < n) {\n        y[i] = alpha * x[i];\n    }",
                       "    if (i < n)\n        return;\n    y[i] = alpha * x[i];")),

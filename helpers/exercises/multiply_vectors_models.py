@@ -1,0 +1,75 @@
+"""The models of notebook 01's multiply_vectors (``cuda_src/exercises/multiply_vectors.cu``) that
+``helpers.exercises.multiply_vectors`` compares the elements a kernel wrote with: indexes that
+shift, subtract or wrap the thread's place, or take the block's number for it, each with its
+verdict."""
+
+from __future__ import annotations
+
+import numpy as np
+
+INDEX_HINT = ("i = blockIdx.x * blockDim.x + threadIdx.x (the block's first element, plus the "
+              "thread's place in it)")
+
+
+def written_by(index, size, blocks):
+    """The elements that a kernel with the index ``index`` writes (inside and past the end)."""
+    b, t = np.meshgrid(np.arange(blocks), np.arange(size), indexing="ij")
+    return np.unique(index(b, t, size, blocks))
+
+
+def _one_block_on(every, size, n):
+    """The elements written (``every``, before out and past it too) those of i = (blockIdx.x +
+    1) * blockDim.x + threadIdx.x: block 0's never, and a block's worth past the end."""
+    if n > size and np.array_equal(every, np.arange(size, n + size)):
+        yield (f"every block took the elements of the block after it: out[0] to out[{size - 1}] "
+               f"(block 0's) were never written and the last block wrote out[{n}] to "
+               f"out[{n + size - 1}], past the end: the index is one block too far on, as "
+               "(blockIdx.x + 1) * blockDim.x counts the blocks from 1, but blockIdx.x counts "
+               "from 0", "block 0 starts at element 0: " + INDEX_HINT)
+
+
+def _place_subtracted(every, size, n):
+    """The elements written those of i = blockIdx.x * blockDim.x - threadIdx.x: each block's
+    threads counted back from its first element, block 0's before out."""
+    if size > 1 and np.array_equal(every, np.arange(1 - size, n - size + 1)):
+        yield (f"out[{1 - size}] to out[-1] were written, before out[0], and out[{n - size + 1}] "
+               f"to out[{n - 1}] never: the thread's place is subtracted, blockIdx.x * blockDim.x "
+               "- threadIdx.x, so each block's threads count back from its first element (block "
+               f"0's: out[0] down to out[{1 - size}])", "add the thread's place, + threadIdx.x, not "
+               "- threadIdx.x: " + INDEX_HINT)
+
+
+def _lane_for_thread(every, size, n):
+    """The elements written those of i = blockIdx.x * blockDim.x + threadIdx.x % 32: each
+    block's first 32, each by blockDim.x / 32 threads, in blocks of more than a warp."""
+    if size > 32 and np.array_equal(every, written_by(lambda b, t, s, _: b * s + t % 32, size,
+                                                      n // size)):
+        yield (f"only the first 32 elements of each block were written (out[0] to out[31], "
+               f"out[{size}] to out[{size + 31}], ...), each by {size // 32} threads, and "
+               f"{n - n // size * 32} of {n} never: threadIdx.x % 32 is the thread's lane in its "
+               "warp (0 to 31), not its place in the block",
+               "the thread's place in the block is threadIdx.x, all of it, no % 32: " + INDEX_HINT)
+
+
+def _block_number_for_place(every, size, n):
+    """The elements written those of i = blockIdx.x * blockDim.x + blockIdx.x: one a block,
+    out[b * blockDim.x + b], by every thread of block b (blockIdx.x typed where threadIdx.x
+    belongs)."""
+    blocks = n // size
+    if size > 1 and blocks > 1 and np.array_equal(every, np.arange(blocks) * (size + 1)):
+        shown = ", ".join(f"out[{b * (size + 1)}]" for b in range(min(blocks, 3)))
+        yield (f"each block wrote one element only, out[b * {size} + b] ({shown}"
+               f"{', ...' if blocks > 3 else ''}), all its {size} threads the same one, and "
+               f"{n - blocks} of {n} elements were never written: the index blockIdx.x * "
+               "blockDim.x + blockIdx.x adds blockIdx.x where the thread's place in its block, "
+               "threadIdx.x, belongs", "add the thread's place, + threadIdx.x, not + blockIdx.x: "
+               + INDEX_HINT)
+
+
+def written_where(every, size, n):
+    """The index mistakes that the elements written (``every``, before out and past it too) show
+    in a launch of blocks of ``size`` threads over n elements. Yields (problem, hint)."""
+    yield from _one_block_on(every, size, n)
+    yield from _lane_for_thread(every, size, n)
+    yield from _place_subtracted(every, size, n)
+    yield from _block_number_for_place(every, size, n)
