@@ -169,9 +169,7 @@ def _walks(n, q, k, v, kernels):
     """(inputs, walk's keywords, problem, hint) of each known mistake that can show at this n."""
     whole, last = n // TILE, -(-n // TILE) - 1
     if n % TILE:
-        yield ((q, k, v), dict(tiles=whole), f"the last, partial tile was skipped: o is the "
-               f"attention over the first {whole * TILE} of the {n} keys",
-               "walk over (n + TILE - 1) / TILE tiles, not n / TILE")
+        yield ((q, k, v), dict(tiles=whole), *models.last_tile_skipped(n, body_words(kernels)))
         yield ((q, k, v), dict(keys=lambda n, tile: TILE), f"the {(last + 1) * TILE - n} missing "
                "keys of the last tile were scored, as keys of zeros: each took a share "
                "exp(0 - m) of the softmax",

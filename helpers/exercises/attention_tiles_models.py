@@ -113,3 +113,22 @@ def dot_over_tile(inputs):
            f"tile), so row 0's score against key 0 came out {score(TILE):.4g}, where it is "
            f"{score(D):.4g}", "a score is the dot product over the whole head: for (int c = 0; "
            "c < HEAD_DIM; ++c) s += qi[c] * Ks[jj][c]")
+
+
+def last_tile_skipped(n, words):
+    """(problem, hint) of a walk over n // TILE tiles, the last, partial one skipped: a tile
+    count of n / TILE, or of ceil(n / TILE) where the kernel's ``words`` (its body's) have it,
+    whose integer division has rounded down before ceil sees it."""
+    whole = n // TILE
+    problem = (f"the last, partial tile was skipped: o is the attention over the first "
+               f"{whole * TILE} of the {n} keys")
+    ceil = next((words[i] for i in range(len(words) - 5) if words[i] in ("ceil", "ceilf")
+                 and words[i + 1:i + 6] in (["(", "n", "/", name, ")"] for name in ("TILE",
+                                                                                     str(TILE)))),
+                None)
+    if ceil is None:
+        return problem, "walk over (n + TILE - 1) / TILE tiles, not n / TILE"
+    return (f"{problem}: {ceil}(n / TILE) takes the ceiling of an integer division: n / TILE = "
+            f"{n} / {TILE} is already {whole}, rounded down, before {ceil} sees it",
+            "round up in integers: (n + TILE - 1) / TILE tiles (n + TILE - 1 reaches the next "
+            "multiple of TILE whenever n is not one)")

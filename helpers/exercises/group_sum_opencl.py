@@ -24,7 +24,8 @@ from helpers.exercises.group_sum_opencl_models import (GROUP, _added_upward, _as
                                                        _counted_down, _groups, _sums, _upward,
                                                        clamped_load, halved_interleaved,
                                                        indexed_by_the_number_of_groups,
-                                                       load_at_the_local_id, private_tile)
+                                                       load_at_the_local_id, private_tile,
+                                                       returned_in_the_fold)
 from helpers.exercises.hidden import awkward
 from helpers.exercises.kernel import Launch
 from helpers.exercises.opencl_kernel import OpenCLExercise, code_line, kernel_code
@@ -291,6 +292,7 @@ def _reports(messages, n, code):
     if outside and min(m.work_items for m in outside)[0][0] % GROUP == 0:
         yield _first_stride_past(n, code)
     yield from _missed_past_n(messages, n, code)
+    yield from returned_in_the_fold(messages, code)
     races = [m for m in messages if "data race" in m.kind.lower()]
     if races:
         m = min(races, key=lambda m: m.work_items)

@@ -185,3 +185,28 @@ def load_at_the_local_id(x, got, want, code):
     yield (f"every work-group summed x[0], x[1], ... ({shown}): x was read at the local id",
            "a work-item's element is x[get_global_id(0)]; get_local_id(0) is its place in the "
            "tile")
+
+
+def returned_in_the_fold(messages, code):
+    """The first barrier that only some work-items of a group reached (Oclgrind's report), with a
+    return between the fold's loop head and that barrier's line (if (t >= stride) return;, named
+    as the code writes it): the work-items it sends away leave the kernel, so they miss this
+    step's barrier and every later one."""
+    loop = re.search(r"\bfor\s*\(", code)
+    for m in [m for m in messages if "divergence" in m.kind.lower()][:1]:
+        if not (loop and m.line and m.executed):
+            return
+        found = [r for r in re.finditer(r"(?:\bif\s*\(([^;{]*)\)\s*\{?\s*)?\breturn\b[^;]*;",
+                                        code[loop.end():]) if code_line(code, loop.end()
+                                                                         + r.start()) < m.line]
+        if not found:
+            return
+        r = found[-1]
+        said = " ".join(r.group().split())
+        where = f"work-group {m.group[0]}" if m.group else "a work-group"
+        yield (f"{said} (line {code_line(code, loop.end() + r.start())}) sends work-items out of "
+               f"the kernel in the fold: only {m.executed[0]} of the {m.executed[1]} of {where} "
+               f"reached the barrier at line {m.line}, the others had returned (and reach no "
+               "later step's barrier either)", "do not return in the fold, only skip the add: "
+               "if (t < stride) tile[t] += tile[t + stride]; then barrier(CLK_LOCAL_MEM_FENCE), "
+               "outside the if, which every work-item of the group reaches")

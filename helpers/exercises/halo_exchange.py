@@ -16,7 +16,8 @@ import numpy as np
 from helpers.ch11.multigpu import two_devices_on_the_simulator
 from helpers.exercises.halo_exchange_models import (COPIES, dtod_noted, four_byte_items,
                                                     interior_miscounted, interior_past_the_half,
-                                                    item_of_the_half, mixed_units, span)
+                                                    item_of_the_half, longer_than_the_halo,
+                                                    mixed_units, span)
 from helpers.exercises.hidden import cases, success
 from helpers.exercises.function import (check_function, context_mistakes, context_stack,
                                         copies_to_host, from_file, run_catching)
@@ -85,6 +86,7 @@ def _mistakes(fn, contexts, m, halo, dtype="float32"):
     yield from item_of_the_half(calls, halves, m, halo)
     yield from mixed_units(calls, halves, m, halo)
     yield from interior_past_the_half(calls, halves, m, halo)
+    yield from longer_than_the_halo(calls, halves, m, halo)
     if raised:
         yield raised
         return

@@ -155,3 +155,28 @@ def interior_past_the_half(calls, halves, m, halo):
                    f"interior | right halo], {size} elements in all, so m = halves[0].size - 2 * "
                    f"halo = {m}")
             return
+
+
+def longer_than_the_halo(calls, halves, m, halo):
+    """A copy into an inner halo (device 0's right one, at its element halo + m; device 1's left
+    one, at its element 0), noted with its size, longer than the halo: it also writes past the
+    halo (device 1's interior, or past the end of half 0), whatever value it leaves there (the
+    copy into device 1's left halo writes back what its first interior elements held when device
+    0's right halo was filled first: only the size tells)."""
+    item, size = halves[0].dtype.itemsize, halves[0].size
+    bases = [int(h.gpudata) for h in halves]
+    for dest, _, nbytes in (call for call in calls if len(call) == 3):
+        for k, side, start in ((0, "right", halo + m), (1, "left", 0)):
+            if dest != bases[k] + start * item or nbytes <= halo * item:
+                continue
+            said = f"(halo + 1) * item = {nbytes}" if nbytes == (halo + 1) * item else nbytes
+            long = (f"{nbytes // item} elements long, {said} bytes" if nbytes % item == 0
+                    else f"{nbytes} bytes long")
+            past = -(-nbytes // item) - halo   # the elements it reaches past the halo
+            into = (f"past the end of half 0 (its last element is {size - 1})" if k == 0 else
+                    f"device 1's {span(halo, past)} too, its first interior "
+                    f"element{'s' if past > 1 else ''}")
+            yield (f"the copy into device {k}'s {side} halo is {long}, where the halo holds "
+                   f"{halo} ({halo * item} bytes): it wrote {into}", "a halo is halo * item "
+                   f"bytes: {COPIES[k]}")
+            return

@@ -21,7 +21,7 @@ from helpers.exercises.coverage import Grid, Words, never_written, past_the_end,
 from helpers.exercises.hidden import grids
 from helpers.exercises.kernel import Launch
 from helpers.exercises.opencl_kernel import (OpenCLExercise, code_line, kernel_code,
-                                             one_global_id, one_index_split)
+                                             one_global_id, one_index_split, one_local_id)
 
 CASES = [Grid(37, 53, (16, 16)), Grid(71, 45, (32, 8))]
 JUNK = np.float32(-1e6)   # what in holds past its end
@@ -76,6 +76,8 @@ def _mistakes(case, run, reports):
         yield from one_global_id(~out.unwritten, out.got == run.model[:, ::-1])
         yield from one_index_split(~out.unwritten, out.got == run.model[:, ::-1],
                                    case.threads[0], kernel_code(run.kernel))
+        yield from one_local_id(~out.unwritten, out.got == run.model[:, ::-1], case,
+                                kernel_code(run.kernel))
         yield from _group_id(out, case, run.model)
         yield from reached(~out.unwritten, case, WORDS)
     yield from never_written(out.unwritten, WORDS)

@@ -23,6 +23,7 @@ import numpy as np
 
 from helpers.exercises import hidden as hidden_cases
 from helpers.exercises.common import Output, device_arguments, time_limit
+from helpers.exercises.coverage import diagonal
 from helpers.exercises.failure import LOOP_HINT
 from helpers.exercises.kernel import Run
 from helpers.exercises.verdict import COMPILE_HINT, Verdict, check_cases, first_error, not_yet
@@ -166,6 +167,37 @@ def one_global_id(written, right):
                "y took the same global id (y = get_global_id(0), as x, or x = get_global_id(1), "
                "as y), so the row moved with the column", "each takes its own dimension of the "
                "range: x = get_global_id(0) (the column), y = get_global_id(1) (the row)")
+
+
+def one_local_id(written, right, grid, code):
+    """One diagonal line of each work-group written (``written``: the pixels written, rows by
+    columns, on ``grid``, a ``coverage.Grid``), and right there (``right``): x and y took the same
+    local id (get_local_id(0) in both, or get_local_id(1) in both), so they move together. Named
+    as the code writes the line whose local id is the other dimension's, where it shows one."""
+    fits = [np.array_equal(written, diagonal(grid, side)) for side in grid.block[:2]]
+    if written.all() or not any(fits) or not right[written].all():
+        return
+    lead = (f"only {int(written.sum())} of {written.size} pixels were written, one diagonal line "
+            "in each work-group")
+    found = [(name, d, re.search(rf"\b{name}\s*=(?!=)([^;]*\bget_local_id\s*\(\s*{1 - d}\s*"
+                                 r"\)[^;]*);", code)) for d, name in enumerate("xy")]
+    lines = [line for line in found if line[2]]
+    if not lines and fits != [True, True]:   # the block's sides differ: the pixels tell which
+        lines = [("y", 1, None)] if fits[0] else [("x", 0, None)]
+    if len(lines) != 1:
+        yield (f"{lead}: x and y took the same local id (get_local_id(0) in both, or "
+               "get_local_id(1) in both), so they move together", "each takes its own dimension "
+               "of the range: x = get_global_id(0) (the column), y = get_global_id(1) (the row)")
+        return
+    name, d, m = lines[0]
+    other = "yx"[d]
+    said = (f"{name} = {' '.join(m[1].split())} (line {code_line(code, m.start())}) takes "
+            if m else f"{name} took ")
+    yield (f"{lead}: {said}get_local_id({1 - d}), the work-item's place along dimension {1 - d}, "
+           f"as {other} does, so {name} moves with {other}, and the work-items that differ only "
+           f"in get_local_id({d}) wrote the same pixel", f"{name} takes its own dimension: "
+           f"{name} = get_group_id({d}) * get_local_size({d}) + get_local_id({d}), or simply "
+           f"{name} = get_global_id({d}) (the {('column', 'row')[d]})")
 
 
 def one_index_split(written, right, across, code):

@@ -71,6 +71,14 @@ WRONG = [
       "keys = min(TILE, n - tile * TILE)"]),
     ("last_tile_skipped", variant(KERNEL, ("(n + TILE - 1) / TILE;", "n / TILE;")),
      ["the last, partial tile was skipped", "(n + TILE - 1) / TILE"]),
+    # blind audit AB (was 'the last, partial tile was skipped ... Hint: walk over (n + TILE - 1) /
+    # TILE tiles, not n / TILE', to a learner who wrote ceil and thought it rounded up): the tile
+    # count as ceil(n / TILE), of an integer division
+    ("tile_count_ceil_of_an_integer_division",
+     variant(KERNEL, ("(n + TILE - 1) / TILE;", "ceil(n / TILE);")),
+     ["the last, partial tile was skipped: o is the attention over the first 64 of the 75 keys: "
+      "ceil(n / TILE) takes the ceiling of an integer division: n / TILE = 75 / 32 is "
+      "already 2, rounded down, before ceil sees it", "round up in integers: (n + TILE - 1) / TILE"]),
     # rounded up from n + TILE - 2: short of a tile only where the last holds one key (it passed)
     ("tile_count_short_of_one_key", variant(KERNEL, ("(n + TILE - 1) / TILE;", "(n + TILE - 2) / TILE;")),
      ["the last, partial tile was skipped", "first 96 of the 97 keys", "(n + TILE - 1) / TILE"]),

@@ -224,6 +224,18 @@ WRONG = {
                                      "0 to 127), not at its global id i: every work-group summed "
                                      "x[0], x[1], ... (partial[1] = 26 = partial[0], expected -40)",
                                      "tile[t] = i < n ? x[i] : 0.0f", ""),
+    # blind audit AB (was 'a barrier that not every work-item of a work-group reached, at line
+    # 34 ... Hint: ... (after the if, not inside it)', the barrier being after the if): the upper
+    # half returns in the fold, before its barrier
+    "upper_half_returns_in_the_fold": ([("        if (t < stride)\n            tile",
+                                         "        if (t >= stride)\n            return;\n"
+                                         "        tile")],
+                                       "if (t >= stride) return; (line 20) sends work-items out "
+                                       "of the kernel in the fold: only 64 of the 128 of "
+                                       "work-group 0 reached the barrier at line 23",
+                                       "do not return in the fold, only skip the add: if (t < "
+                                       "stride) tile[t] += tile[t + stride]; then "
+                                       "barrier(CLK_LOCAL_MEM_FENCE), outside the if", "barrier"),
     "barrier_inside_the_if": ([("        if (t < stride)\n            " + STEP,
                                 "        if (t < stride) {\n            " + STEP.replace(
                                     "\n        barrier", "\n            barrier") + "\n        }")],

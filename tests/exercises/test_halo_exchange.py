@@ -56,6 +56,18 @@ WRONG = {
                             "two): the copy into device 0's right halo, at halo + m, reaches element "
                             "52, past half 0's last, element 51",
                             "so m = halves[0].size - 2 * halo = 50"),
+    # blind audit AB (was 'PASS: every halo holds its neighbour's elements ...', the extra
+    # element written back with the value it held): the copy into device 1's left halo one element
+    # too long, into its interior
+    "left_halo_copy_one_too_long": ([(TO_1, TO_1.replace(", halo * item)", ", (halo + 1) * item)"))],
+                                    "the copy into device 1's left halo is 2 elements long, (halo "
+                                    "+ 1) * item = 8 bytes, where the halo holds 1 (4 bytes): it wrote device "
+                                    "1's element 1 too, its first interior element",
+                                    "a halo is halo * item bytes: drv.memcpy_dtod(right, left + "
+                                    "m * item, halo * item)"),
+    "right_halo_copy_one_too_long": ([(TO_0, TO_0.replace(", halo * item)", ", (halo + 1) * item)"))],
+                                     "the copy into device 0's right halo is 2 elements long",
+                                     "a halo is halo * item bytes"),
     "outer_halo": ([(TO_1, "drv.memcpy_dtod(right + (halo + m) * item, left + m * item, "
                            "halo * item)")], "an outer halo was written", "device 1's left halo"),
     # blind audit TFA-halo_exchange-1 (was "an outer halo was written (device 0's left or device
@@ -118,8 +130,10 @@ WRONG = {
                               "the copies counted an element as 208 bytes, halves[0].nbytes (the "
                               "whole half's bytes)", "item = halves[0].dtype.itemsize"),
 }
-SIMULATOR_ONLY = {"halo_elements_taken_from_bytes": "its copy runs past half 0's allocation: on a "
-                  "GPU whether that raises or writes another allocation depends on the memory map"}
+PAST_HALF_0 = ("its copy runs past half 0's allocation: on a GPU whether that raises or writes "
+               "another allocation depends on the memory map")
+SIMULATOR_ONLY = {"halo_elements_taken_from_bytes": PAST_HALF_0,
+                  "right_halo_copy_one_too_long": PAST_HALF_0}
 THROUGH_HOST = [(TO_0, "halves[0][halo + m:] = halves[1][halo:2 * halo].get()"),
                 (TO_1, "halves[1][:halo] = halves[0][m:m + halo].get()")]
 RIGHT = {

@@ -142,6 +142,18 @@ WRONG = {
                            "only the 37 pixels on the diagonal x == y were written: x and y took "
                            "the same global id",
                            "y = get_global_id(1) (the row)"),
+    # blind audit AB (was 'x and y took the same thread index (threadIdx.x in both, or
+    # threadIdx.y in both) ... Hint: ... blockIdx.x * blockDim.x + threadIdx.x', CUDA's words for
+    # an OpenCL kernel): y written CUDA-style with the local id of dimension 0
+    "y_from_the_local_id_of_dimension_0": ([(Y, "int y = get_group_id(1) * get_local_size(1) + "
+                                             "get_local_id(0);")],
+                                           "only 126 of 1961 pixels were written, one diagonal "
+                                           "line in each work-group: y = get_group_id(1) * "
+                                           "get_local_size(1) + get_local_id(0) (line 11) takes "
+                                           "get_local_id(0), the work-item's place along "
+                                           "dimension 0, as x does",
+                                           "y = get_group_id(1) * get_local_size(1) + "
+                                           "get_local_id(1), or simply y = get_global_id(1)"),
     "x_from_dimension_1": ([(X, "int x = get_global_id(1);")],
                            "x and y took the same global id", "x = get_global_id(0) (the column)"),
     # blind audit TEC-mirror_opencl-1 (was "1802 of 1961 pixels were never written (the first is

@@ -198,6 +198,16 @@ WRONG = {
                             "Hint: pixel i's bytes are 3*i, 3*i + 1 and 3*i + 2 in rgb and in "
                             "out alike: read rgb[3 * i], rgb[3 * i + 1], rgb[3 * i + 2] and "
                             "store out[3 * i], out[3 * i + 1], out[3 * i + 2]")),
+    # blind audit AB (was 'PASS: every pixel matches NumPy's sepia ...', the reads past rgb
+    # hidden by the room after it): the pixel read before the bounds guard
+    "read_before_the_guard": ([(GUARD + "\n\n    int i = y * width + x;\n    float r = rgb[3 * i], "
+                                "g = rgb[3 * i + 1], b = rgb[3 * i + 2];\n",
+                                "int i = y * width + x;\n    float r = rgb[3 * i], g = rgb[3 * i "
+                                "+ 1], b = rgb[3 * i + 2];\n    " + GUARD + "\n")],
+                              ("the kernel reads rgb[3 * i] (line 15) before its bounds guard, "
+                               "if (x >= width || y >= height) (line 16)", "read before they return, "
+                               "past the end of rgb, as far as rgb[7664] (rgb holds 5883 bytes",
+                               "Hint: the guard must come before any access to memory")),
     # blind audit TTC-sepia_opencl-1 (was "2734 of 5883 values are wrong (the first: x = 0, y = 0,
     # red: got 161, expected 160 ...). Hint: pixel i's red, green and blue are at 3*i ...", the
     # rounding not named): convert_uchar_sat_rte, which rounds, of the sum + 0.5f
