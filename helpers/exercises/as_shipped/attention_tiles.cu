@@ -8,12 +8,12 @@
 // its output row acc from key to key with the online softmax (rescaling l and acc by
 // exp(m - m_new) when the max grows). At the end, o = acc / l.
 //
-// The checker launches attention_tiles with blocks of TILE threads and ceil(n / TILE) blocks, on
-// n shorter than a tile, a whole number of tiles, and a partial last tile.
+// The checker launches attention_tiles with blocks of TILE threads and (n + TILE - 1) / TILE
+// blocks, on n shorter than a tile, a whole number of tiles, and a partial last tile.
 //
 // TODO:
-//   1. walk over every tile: ceil(n / TILE) of them, the last one partial when n is not a
-//      multiple of TILE;
+//   1. walk over every tile: (n + TILE - 1) / TILE of them (n / TILE in integers rounds down),
+//      the last one partial when n is not a multiple of TILE;
 //   2. score only the keys that exist: the last tile has n - tile * TILE of them.
 //
 // Keep the kernel's name and signature as they are: the checker calls it by name. (extern "C":
