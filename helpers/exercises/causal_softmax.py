@@ -19,9 +19,9 @@ from helpers.exercises.causal_softmax_models import (
     max_from_0, max_from_the_lane_s_column, max_of_column_numbers, max_of_first_1024_columns,
     max_of_first_columns, max_of_magnitudes, softmax, sum_without_max, sunk,
     unwritten_parts, visible, write_without_max)
-from helpers.exercises.causal_softmax_rows import (lanes_alike, rows_misread, sum_maxed,
-                                                   sum_shuffles_cut_short, sum_shuffles_started_late,
-                                                   sum_stepped_by_one)
+from helpers.exercises.causal_softmax_rows import (lanes_alike, rows_misread, sum_before_the_max,
+                                                   sum_maxed, sum_shuffles_cut_short,
+                                                   sum_shuffles_started_late, sum_stepped_by_one)
 from helpers.exercises.common import Input, Output
 from helpers.exercises.hidden import awkward, pick
 from helpers.exercises.kernel import KernelExercise, Launch
@@ -94,6 +94,7 @@ def _sum_slips(x, got, kernels):
                "__shfl_down_sync", "use __shfl_xor_sync, which leaves it in every lane")
     yield from sum_shuffles_cut_short(x, got)
     yield from sum_stepped_by_one(x, got)
+    yield from sum_before_the_max(x, got, kernels)
 
 
 def _max_slips(x, got, bad, kernels):

@@ -1,5 +1,6 @@
-"""Models of the causal softmax's rows read from the wrong place of x, and of a warp_sum whose
-loop stopped before its last shuffles (``helpers.exercises.causal_softmax``)."""
+"""Models of the causal softmax's rows read from the wrong place of x, of a warp_sum whose loop
+stopped before its last shuffles, and of a sum taken before the lanes' maxima were combined
+(``helpers.exercises.causal_softmax``)."""
 
 from __future__ import annotations
 
@@ -222,3 +223,44 @@ def lanes_alike(x, got, unwritten, block):
            "counted each of those columns 32 times",
            "a lane is the thread's place in its warp, 0 to 31: int lane = threadIdx.x % 32 (or "
            "threadIdx.x & 31), and lane l takes columns l, l + 32, ...")
+
+
+def _summed_before_the_max(x):
+    """y where each lane adds its columns' exp(x - m_l), m_l the max of its own columns, and
+    the warp adds those parts, the output's exp(x - m) taking the row's max m."""
+    seen, xs = visible(*x.shape), x.astype(np.float64)
+    lane, total = np.arange(x.shape[1]) % 32, np.zeros((x.shape[0], 1))
+    with np.errstate(invalid="ignore", over="ignore"):
+        for own in (seen & (lane == k) for k in range(32)):
+            m = np.where(own, xs, -np.inf).max(axis=1, keepdims=True)
+            total += np.where(own, np.exp(xs - m), 0).sum(axis=1, keepdims=True)
+        m = np.where(seen, xs, -np.inf).max(axis=1, keepdims=True)
+        return np.where(seen, np.exp(xs - m) / np.maximum(total, 1e-300), 0)
+
+
+def sum_before_the_max(x, got, kernels, rows=40, cols=40):
+    """m = warp_max(m) after the sum's loop: each lane's part of the sum taken against its own
+    columns' max. Below row 32 each lane sees one column at most, whose part is exp(0) = 1 (the
+    sum counts the columns); a launch on the simulator of ``rows`` rows, one warp a block, where
+    lanes 0 to r - 32 of row r see two columns, confirms it."""
+    from helpers.exercises.common import Input, Output
+    from helpers.exercises.kernel import Launch
+    from helpers.exercises.microscope import observe
+
+    if not _near(got, _summed_before_the_max(x)):
+        return
+    probe = np.random.default_rng(9).standard_normal((rows, cols)).astype(np.float16)
+    seen = observe(kernels, Launch((Input(probe), Output((rows, cols), np.float16),
+                                    np.int32(rows), np.int32(cols)), block=(32, 1, 1),
+                                   grid=(rows, 1)), key="sum of the lanes' parts", racecheck=False)
+    if seen.error is not None or not _near(seen.outs[0].got.astype(np.float64),
+                                           _summed_before_the_max(probe)):
+        return
+    r = int(np.argmax(~np.isclose(got.sum(axis=1), 1, rtol=1e-2)))
+    yield (f"row {r} adds up to {got[r].sum():.4g}, not 1: each lane added its columns' exp(x - "
+           "m) against the max of its own columns, not the row's: m = warp_max(m) came after the "
+           "sum's loop, so the lanes' parts were taken against different maxima and do not add "
+           "up to the row's sum (below row 32 each lane sees one column at most, its part "
+           f"exp(0) = 1; on the simulator, {rows} rows of one warp a block matched this too)",
+           "combine the lanes' maxima before the sum: m = warp_max(m) right after the max's "
+           "loop, then the sum's loop over exp(x - m), then sum = warp_sum(sum)")

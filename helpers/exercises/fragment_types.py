@@ -1,8 +1,9 @@
 """mma.h's refusal of a fragment, named from the simulator's records of it (kind "refused by a
 header", read with the others: each fragment refused is a record): mma_sync given a fragment of
 the wrong kind (``fragment_roles``), a matrix_a or matrix_b fragment of float or double in a
-16-bit shape, or an accumulator of double. ``refused(records, path, source)`` gives the verdict's
-(problem, hint), or None for anything else mma.h refuses; ``compile_errors`` reads it."""
+16-bit shape, one of half in another shape (16, 16, 8: TF32's), or an accumulator of double.
+``refused(records, path, source)`` gives the verdict's (problem, hint), or None for anything else
+mma.h refuses; ``compile_errors`` reads it."""
 
 from __future__ import annotations
 
@@ -17,9 +18,9 @@ SHAPES_16 = {("16", "16", "16"), ("32", "8", "16"), ("8", "32", "16")}
 
 
 def refused(records, path, source):
-    """mma.h refused the first: mma_sync given a fragment of the wrong kind (fragment_roles), or
-    a matrix_a or matrix_b fragment of float (or double), the accumulator's type, in a 16-bit
-    shape; None for anything else it refuses."""
+    """mma.h refused the first: mma_sync given a fragment of the wrong kind (fragment_roles), a
+    matrix_a or matrix_b fragment of float (or double), the accumulator's type, in a 16-bit
+    shape, or one of half in another shape; None for anything else it refuses."""
     roles = fragment_roles.said(records[0], _where(records[0], path), source)
     if roles:
         return roles
@@ -31,6 +32,9 @@ def refused(records, path, source):
         return _half_memory(records[0], path)
     if _loaded_from_wide(records[0]):
         return _wide_memory([d for d in records if _loaded_from_wide(d)], path)
+    shaped = [d for d in records if _input16_shape(d)]
+    if shaped and shaped[0] is records[0]:
+        return _shape(shaped, path)
     wrong = [d for d in records if _wide_input(d)]
     if not wrong or wrong[0] is not records[0]:
         return None
@@ -57,6 +61,33 @@ def _wide_input(d) -> bool:
     return (d.kind == "refused by a header" and d.names[:1] == ("fragment",) and len(d.types) >= 5
             and d.types[0] in MATRIX and tuple(d.types[1:4]) in SHAPES_16
             and d.types[4] in ("float", "double"))
+
+
+def _input16_shape(d) -> bool:
+    """A REFUSED record of a matrix_a or matrix_b fragment of __half (or __nv_bfloat16) in a shape
+    other than a 16-bit one (16, 16, 8 is precision::tf32's)."""
+    return (d.kind == "refused by a header" and d.names[:1] == ("fragment",) and len(d.types) >= 5
+            and d.types[0] in MATRIX and tuple(d.types[1:4]) not in SHAPES_16
+            and d.types[4] in ("__half", "half", "__nv_bfloat16"))
+
+
+def _shape(wrong, path):
+    """matrix_a and matrix_b fragments of 16-bit inputs declared in another shape: 16, 16, 8,
+    section 3's TF32 fragments' (float inputs), where half takes 16, 16, 16."""
+    given = " and ".join(sorted({{"__half": "half"}.get(d.types[4], d.types[4]) for d in wrong}))
+    shapes = sorted({", ".join(d.types[1:4]) for d in wrong})
+    declared = ", and ".join(f"{_where(d, path)} {'declares ' if k == 0 else ''}"
+                             f"{d.expression or 'a fragment'}, {_a(d.types[0])} fragment"
+                             for k, d in enumerate(wrong))
+    whose = ("the shape of precision::tf32 fragments (float inputs rounded to TF32)"
+             if shapes == ["16, 16, 8"] else "a shape the tensor cores lack for 16-bit inputs")
+    declarations = " and ".join(_declaration(d, {"__half": "half"}.get(d.types[4], d.types[4]),
+                                             "16, 16, 16") for d in wrong)
+    return (f"{declared}, of {given} in the shape {' and '.join(shapes)}: that is {whose}; "
+            f"{given} inputs take 16, 16, 16 (or 32, 8, 16 and 8, 32, 16)",
+            f"declare {'it' if len(wrong) == 1 else 'them'} 16, 16, 16: {declarations} and the "
+            "accumulator in the same shape, wmma::fragment<wmma::accumulator, 16, 16, 16, "
+            "float> (mma_sync takes fragments of one shape)")
 
 
 def _loaded_from_wide(d) -> bool:
@@ -162,8 +193,9 @@ def _loaded_from(records, use: str) -> str:
     return {"__half": "half"}.get(loads[0], loads[0]) if loads else "half"
 
 
-def _declaration(d, memory: str) -> str:
-    """The record's fragment declared with ``memory`` in place of its type."""
+def _declaration(d, memory: str, shape: str = "") -> str:
+    """The record's fragment declared with ``memory`` in place of its type (and ``shape`` in
+    place of its shape, where given)."""
     layout = f", wmma::{d.types[5]}" if len(d.types) > 5 else ""
-    return (f"wmma::fragment<wmma::{d.types[0]}, {', '.join(d.types[1:4])}, {memory}{layout}> "
+    return (f"wmma::fragment<wmma::{d.types[0]}, {shape or ', '.join(d.types[1:4])}, {memory}{layout}> "
             f"{d.expression or ''}".rstrip() + ";")

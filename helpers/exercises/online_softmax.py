@@ -290,6 +290,12 @@ _MODELS = (
      "value's exp(v - m_new) is added as it is",
      "l = l * exp(m - m_new) + exp(v - "
      "m_new)"),
+    (None, dict(loop="after"),
+     "row_sum is too small: in the loop the new term exp(v - m_new) was added to l before the "
+     "rescale, so l *= exp(m - m_new) shrank the new term too, though it is already taken "
+     "against the new max (and wiped each lane's first value: with m = -INFINITY, exp(m - "
+     "m_new) is 0)", "rescale the old sum first, then add the new term: l = l * exp(m - m_new) "
+     "+ exp(v - m_new) (or l *= exp(m - m_new); before l += exp(v - m_new);)"),
     (None, dict(fresh="one"),
      "row_sum is too large: each value added 1 to the running sum, as if every value "
      "were the new max, where it adds exp(v - m_new), 1 only for the max",

@@ -15,8 +15,8 @@ def pairs(x, loop=True, merge=True, fresh=True, m2_from="m", offsets=(16, 8, 4, 
     """(m, l) of each row as the kernel computes them, in float64; ``loop`` and ``merge``: whether
     the running sum and the merged sums are rescaled to the new max (``loop="value"``: by
     exp(m - v), against the value; ``loop="ratio"``: by m / m_new, linearly; ``loop="term"``:
-    the new term rescaled instead of the sum; ``merge="partner"``: the partner's only, as when
-    m = m_new came first; ``merge="own max"``: the partner's sum by exp(m - m_new), the lane's
+    the new term rescaled instead of the sum; ``loop="after"``: the sum rescaled after the new
+    term was added; ``merge="partner"``: the partner's only, as when m = m_new came first; ``merge="own max"``: the partner's sum by exp(m - m_new), the lane's
     own max; ``merge="partner max"``: the lane's own sum by exp(m2 - m_new)); ``fresh``: each value's exp taken against the new max
     (else the old, exp(v - m); "apart": exp(v) / exp(m_new), in float32; "one": 1 whatever v;
     "raw": exp(v), unshifted, in float32; "flipped": exp(m_new - v));
@@ -47,7 +47,7 @@ def pairs(x, loop=True, merge=True, fresh=True, m2_from="m", offsets=(16, 8, 4, 
             scale = (ms[:, lane] / new if loop == "ratio"
                      else loop_exp(ms[:, lane] - (v if loop == "value" else new))
                      if loop and loop != "term" else 1)
-            ls[:, lane] = ls[:, lane] * scale + term
+            ls[:, lane] = (ls[:, lane] + term) * scale if loop == "after" else ls[:, lane] * scale + term
         ms[:, lane] = new
     for offset in offsets:
         partner = np.arange(32) ^ offset

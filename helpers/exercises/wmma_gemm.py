@@ -16,7 +16,7 @@ from helpers.exercises import wmma_tile
 from helpers.exercises.common import NEVER_SET, Input, Output
 from helpers.exercises.kernel import KernelExercise, Launch
 from helpers.exercises.verdict import matches
-from helpers.exercises.wmma_gemm_models import LOOKALIKES
+from helpers.exercises.wmma_gemm_models import LOOKALIKES, past_by_row_m, tile_read
 
 CASES = [(48, 80, 32), (32, 48, 64), (16, 160, 48)]  # (M, K, N): 6, 8 and 3 tiles of C
 PAD = 4096  # zeros after each input, for a fragment that reads past its matrix
@@ -37,13 +37,6 @@ def _launch(case):
     return Launch((*inputs, c, np.int32(m), np.int32(k), np.int32(n)),
                   block=(128, 1, 1), grid=(((m // 16) * (n // 16) + 3) // 4, 1),
                   model=[x.host().astype(np.float64) for x in inputs])  # their memory, as read
-
-
-def _tile(memory, start, ld, row_major):
-    """The 16 x 16 tile load_matrix_sync reads at ``start`` with leading dimension ``ld`` (an
-    index past ``memory`` reads its last element: a kernel that reads there fails anyway)."""
-    r, c = np.meshgrid(np.arange(16), np.arange(16), indexing="ij")
-    return np.take(memory, start + (r * ld + c if row_major else c * ld + r), mode="clip")
 
 
 def _product(model, case, lda=None, ldb=None, b_by_rows=False, a_start=None, b_start=None,
@@ -73,8 +66,8 @@ def _product(model, case, lda=None, ldb=None, b_by_rows=False, a_start=None, b_s
         acc = np.zeros((16, 16))
         for kk in range(k_start, k if k_end is None else k_end, 16) if tr < m // 16 else ():
             ar, bc = (tc if swapped_tiles == "A" else tr), (tr if swapped_tiles == "B" else tc)
-            acc = (0 if reset else acc) + _tile(model[0], a_start(kk, ar), lda, not a_by_cols) \
-                @ _tile(model[1], b_start(kk, bc), ldb, b_by_rows)
+            acc = (0 if reset else acc) + tile_read(model[0], a_start(kk, ar), lda, not a_by_cols) \
+                @ tile_read(model[1], b_start(kk, bc), ldb, b_by_rows)
         stores += [(start + r * ldc + c, acc.T if store_by_cols else acc)] * (
             tr < m // 16)
     count = np.zeros(max([(m + 32) * n, *(where.max() + 1 for where, _ in stores)]), int)
@@ -210,17 +203,6 @@ def _first_warps_alone(run, case):
                "if (tile_row >= M / 16) return;")
 
 
-def _past_by_row_m(m, n, warps, rows=1):
-    """The flat indices past C (m x n) that the warps of ``warps`` whose tile_row is m / 16 to
-    m / 16 + rows - 1 store."""
-    per_row = n // 16
-    tiles = [divmod(w, per_row) for w in range((m // 16) * per_row, warps)
-             if w // per_row < m // 16 + rows]
-    r, c = np.meshgrid(np.arange(16), np.arange(16), indexing="ij")
-    return sorted(int(i) for tr, tc in tiles for i in ((r + 16 * tr) * n + tc * 16 + c).ravel()
-                  if i >= m * n)
-
-
 def _past_in_wide(run, m, n, more):
     """The flat indices past C that the kernel stores launched on the simulator (K = 16) with
     ``more`` rows of tiles' warps more than C's (C's guard holding them), and the warps; None
@@ -240,19 +222,19 @@ def _guard_lets_the_next_row_on(run, case):
     simulator (K = 16) with the warps of more rows of tiles than C's."""
     (m, _, n), out = case, run.out
     warps = run.launch.grid[0] * run.launch.block[0] // 32
-    if out.unwritten.any() or out.past.tolist() != _past_by_row_m(m, n, warps) or \
+    if out.unwritten.any() or out.past.tolist() != past_by_row_m(m, n, warps) or \
             not _either(out.got.astype(np.float64), _product(run.model, case)):
         return
     head = (f"the warps whose tile_row is M / 16 = {m // 16} went on and stored their tiles "
             f"below C, in rows {m} to {m + 15}: ")
     seen = _past_in_wide(run, m, n, 2)
-    if seen and seen[0] == _past_by_row_m(m, n, seen[1]):
+    if seen and seen[0] == past_by_row_m(m, n, seen[1]):
         yield (head + f"tile_row > M / 16 lets tile_row == M / 16 through (a launch on the "
                f"simulator with more warps: those of tile_row {m // 16 + 1} returned), but C's "
                "last row of tiles is M / 16 - 1", "the rows of tiles are 0 to M / 16 - 1: return "
                "where tile_row >= M / 16 (>=, not >): if (tile_row >= M / 16) return;")
     seen = _past_in_wide(run, 16, n, 17)
-    if seen and seen[0] == _past_by_row_m(16, n, seen[1], rows=15):
+    if seen and seen[0] == past_by_row_m(16, n, seen[1], rows=15):
         yield (head + f"the guard compares tile_row, a row of tiles, with M = {m}, the number of "
                "rows of C (a launch on the simulator with M = 16: the warps of tile_row 1 to 15 "
                "stored below C, those of tile_row 16 = M returned)",
@@ -304,6 +286,24 @@ def _warp_without_parentheses(run, case, stored):
            "thread's number in the grid divided by 32")
 
 
+def _c_tiles_swapped(run, case, stored):
+    """C's tile (tile_row, tile_col) stored at C + tile_col * 16 * N + tile_row * 16, the place of
+    tile (tile_col, tile_row): the elements written (``stored``, 16 rows past C's end too) are
+    those such stores cover, and their values those tiles' (the elements alone may be another
+    mistake's: with M = 48, N = 32 those of the tiles counted from K / 16)."""
+    (m, _, n), written = case, ~run.out.unwritten
+    model = _product(run.model, case, guard=16, c_at=lambda w, tr, tc: (tc * 16 * n + tr * 16, n))
+    if not np.array_equal(~np.isnan(model[0].ravel()), stored) or not _either(
+            run.out.got.astype(np.float64)[written], model[:, :m][:, written]):
+        return
+    shown = [f" (tile ({r}, {c}) landed at C[{c * 16}][{r * 16}], where tile ({c}, {r}) belongs)"
+             for r in range(min(m, n) // 16) for c in range(min(m, n) // 16) if r != c][:1]
+    yield ("C's tile (tile_row, tile_col) was stored at C + tile_col * 16 * N + tile_row * 16, "
+           f"the place of tile (tile_col, tile_row){''.join(shown)}: tile_row and tile_col are "
+           "swapped in store_matrix_sync's pointer", "store at C + tile_row * 16 * N + tile_col * 16: "
+           "tile_row's 16 rows of N elements, then tile_col's 16 columns")
+
+
 def _c_ld(run, case, stored):
     """C's tiles stored with leading dimension M, K or 16 (the tile's width), where N (a row of
     C) belongs: the elements written (``stored``, 16 rows past C's end too) are those such
@@ -340,6 +340,7 @@ def _mistakes(case, run):
         yield from _c_columns_apart(run, case, stored)
         yield from _warp_without_parentheses(run, case, stored)
     if out.past.size or out.unwritten.any():
+        yield from _c_tiles_swapped(run, case, stored)
         yield from _c_ld(run, case, stored)
     for arguments, problem, hint in LOOKALIKES if out.past.size or out.unwritten.any() else ():
         model = _product(run.model, case, guard=16, **arguments(*case))  # the tiles it stores

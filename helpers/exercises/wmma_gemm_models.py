@@ -1,8 +1,11 @@
 """The known wrong kernels of ``helpers.exercises.wmma_gemm`` (C = A B, one warp a 16 x 16 tile
 of C, B stored by columns) that its ``_product`` models: each as the model's arguments from the
-case (M, K, N), with its problem and hint (``LOOKALIKES``)."""
+case (M, K, N), with its problem and hint (``LOOKALIKES``); the tile a load reads (``tile_read``)
+and the elements past C that the warps of the rows of tiles past it store (``past_by_row_m``)."""
 
 from __future__ import annotations
+
+import numpy as np
 
 LD = "the leading dimension is the number of elements from one row (for B: one column) to the next"
 FROM_M = ("the warps' tiles were found from M / 16, but a row of C holds N / 16 tiles: some warps' "
@@ -122,3 +125,21 @@ LOOKALIKES = [
           (True, False, "A's tile's", "A's tile (tile_row, k / 16) starts at A + tile_row * 16 * K + k"),
           (False, True, "B's tile's", "B's tile (k / 16, tile_col) starts at B + tile_col * 16 * K + k"))),
 ]
+
+
+def past_by_row_m(m, n, warps, rows=1):
+    """The flat indices past C (m x n) that the warps of ``warps`` whose tile_row is m / 16 to
+    m / 16 + rows - 1 store."""
+    per_row = n // 16
+    tiles = [divmod(w, per_row) for w in range((m // 16) * per_row, warps)
+             if w // per_row < m // 16 + rows]
+    r, c = np.meshgrid(np.arange(16), np.arange(16), indexing="ij")
+    return sorted(int(i) for tr, tc in tiles for i in ((r + 16 * tr) * n + tc * 16 + c).ravel()
+                  if i >= m * n)
+
+
+def tile_read(memory, start, ld, row_major):
+    """The 16 x 16 tile load_matrix_sync reads at ``start`` with leading dimension ``ld`` (an
+    index past ``memory`` reads its last element: a kernel that reads there fails anyway)."""
+    r, c = np.meshgrid(np.arange(16), np.arange(16), indexing="ij")
+    return np.take(memory, start + (r * ld + c if row_major else c * ld + r), mode="clip")

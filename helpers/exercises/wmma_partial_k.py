@@ -26,9 +26,10 @@ from helpers.exercises import near, wmma_tile
 from helpers.exercises.common import Input, Output
 from helpers.exercises.kernel import KernelExercise, Launch
 from helpers.exercises.microscope import body_words, observe, observed_launch, observed_mistakes
-from helpers.exercises.wmma_partial_k_models import (B_TRANSPOSED, STAGINGS, b_fragment_col_major,
-                                                     c_stored_col_major, fragment_from_other_tile,
-                                                     b_column_from_r, staged)
+from helpers.exercises.wmma_partial_k_models import (B_TRANSPOSED, STAGINGS, STORES,
+                                                     b_fragment_col_major, c_stored_col_major,
+                                                     fragment_from_other_tile, b_column_from_r,
+                                                     staged, written_by)
 from helpers.exercises.wmma_partial_k_models import clamped as _clamped
 from helpers.exercises.wmma_partial_k_models import is_close as _is
 from helpers.exercises.wmma_partial_k_models import steps_cut_short as _steps_cut_short
@@ -48,9 +49,10 @@ def _where(case):
     return f"with M = {m}, K = {k} (not a multiple of 16), N = {n}"
 
 
-def _launch(case, inf_at=None, zero_rows=0):
+def _launch(case, inf_at=None, zero_rows=0, junk=np.nan):
     """The case's launch; ``inf_at`` ("A" or "B", k): A's column k (B's row k) all inf;
-    ``zero_rows``: that many rows of 0 after B's end (from its row K), NaN after them."""
+    ``zero_rows``: that many rows of 0 after B's end (from its row K), ``junk`` after them (and
+    after A's end)."""
     m, k, n = case[:3]
     rng = np.random.default_rng(m * 1000 + k + n)
     a = rng.uniform(-1, 1, (m, k)).astype(np.float16)
@@ -58,7 +60,7 @@ def _launch(case, inf_at=None, zero_rows=0):
     if inf_at:
         (a.T if inf_at[0] == "A" else b)[inf_at[1]] = np.inf
     tiles, on = (m // 16) * (n // 16), np.vstack([b, np.zeros((zero_rows, n), b.dtype)])
-    return Launch((Input(a, after=PAD, junk=np.nan), Input(on, after=PAD, junk=np.nan),
+    return Launch((Input(a, after=PAD, junk=junk), Input(on, after=PAD, junk=junk),
                    # a row of tiles: a warp past the last stores there
                    Output((m, n), guard=16 * n, held=wmma_tile.LOADED),
                    np.int32(m), np.int32(k), np.int32(n)),
@@ -122,18 +124,6 @@ def _tile_bounds(failure):
 
 
 STAGE = "stage A[tile_row * 16 + r][k0 + col] where k0 + col < K and B[k0 + r][tile_col * 16 + col] where k0 + r < K, else 0"
-
-
-STORES = [  # (a wrong store, as _written_by's keywords), problem, hint
-    (dict(ld=16), "C's tiles were stored with a leading dimension of 16, so their rows overlap",
-     "a row of C holds N elements: store_matrix_sync(C + ..., c, N, wmma::mem_row_major)"),
-    (dict(start=lambda r, c, n: 16 * r + 16 * c),
-     "C's tiles were stored at the wrong place: tile (tile_row, tile_col) starts 16 * tile_row "
-     "rows down", "tile (tile_row, tile_col) of C starts at C + tile_row * 16 * N + tile_col * 16"),
-    (dict(swapped=True), "the warps took the wrong tiles: tile_row and tile_col are swapped",
-     "the warps go along a row of tiles first: tile_row = warp / (N / 16), tile_col = "
-     "warp % (N / 16)"),
-]
 
 
 CONFIRM = (16, 70, 32)
@@ -290,20 +280,23 @@ def _unstaged(kernels):
                "threadIdx.x % 32 up to 255, in steps of 32 (r = i / 16, col = i % 16)")
 
 
-def _written_by(m, n, swapped=False, start=lambda r, c, n: 16 * r * n + 16 * c, ld=None,
-                whole=False):
-    """The (m, n) mask of C's elements a kernel writes whose warp w takes tile_row w / (N / 16)
-    and tile_col w % (N / 16) (``swapped``: the other way round) and, where its tile_row is below
-    M / 16, stores its 16 x 16 tile at ``start(tile_row, tile_col, N)``, leading dimension ``ld``
-    (N by default); ``whole``: flat, past C's end too."""
-    written, across = np.zeros(m * n + 16 * n + 16 * (ld or n) * 16, bool), n // 16
-    for warp in range(4 * -(-(m // 16) * across // 4)):
-        row, col = divmod(warp, across)[::-1] if swapped else divmod(warp, across)
-        if row < m // 16:
-            at = start(row, col, n)
-            for r in range(16):
-                written[at + r * (ld or n):at + r * (ld or n) + 16] = True
-    return written if whole else written[:m * n].reshape(m, n)
+def _zeroed_by_multiplying(run, case):
+    """C holds NaN, but with 1 after A's and B's ends (not NaN) it comes out A B: the staging read
+    the elements past K and made them 0 by a multiplication, A[...] * (k0 + col < K) (or an
+    unguarded tile's times the other's 0), and NaN * 0 is NaN."""
+    if not np.isnan(run.out.got).any():
+        return
+    again = _run(run, case, junk=1.0)
+    if again is None or not _is(again.out.got.astype(np.float64), run.model[0] @ run.model[1]):
+        return
+    yield ("C holds NaN, but with 1 put after A's and B's ends, C came out A B: past K the "
+           "staging still read A's and B's elements (in the last step past the matrices' ends: "
+           "NaN here), and they were made 0 by a multiplication, A[...] * (k0 + col < K) (or "
+           "times the other tile's 0), but NaN * 0 is NaN, not 0, and past a matrix's end "
+           "memory may hold anything", "read an element only where it is inside: As[w][r][col] "
+           "= k0 + col < K ? A[(tile_row * 16 + r) * K + k0 + col] : __float2half(0.0f), and "
+           "Bs[w][r][col] = k0 + r < K ? B[(k0 + r) * N + tile_col * 16 + col] : "
+           "__float2half(0.0f)")
 
 
 def _c_ld(m, k, n, out):
@@ -312,7 +305,7 @@ def _c_ld(m, k, n, out):
     for name, ld in (("M", m), ("K", k)):
         if ld == n or not out.past.size and not out.unwritten.any():
             continue
-        mask = _written_by(m, n, ld=ld, whole=True)
+        mask = written_by(m, n, ld=ld, whole=True)
         if np.array_equal(mask[:m * n], ~out.unwritten.ravel()) and \
                 np.flatnonzero(mask[m * n:(m + 16) * n]).tolist() == [i - m * n for i in out.past.tolist()]:
             yield (f"C's tiles were stored with leading dimension {name} = {ld}, but a row of C "
@@ -335,7 +328,7 @@ def _mistakes(case, run):
                "keep the store_matrix_sync of C's tile after the loop")
     if out.unwritten.any():
         for store, problem, hint in STORES:
-            if np.array_equal(_written_by(m, n, **store), ~out.unwritten):
+            if np.array_equal(written_by(m, n, **store), ~out.unwritten):
                 yield problem, hint
         yield (f"{int(out.unwritten.sum())} elements of C were never written",
                "every warp with a tile stores it, after the loop")
@@ -372,6 +365,7 @@ def _mistakes(case, run):
     if _is(got, 0 * got):
         yield "C is all zeros: the tiles in shared memory hold only 0", STAGE
     yield from _unstaged(run.kernel)
+    yield from _zeroed_by_multiplying(run, case)
     if np.isnan(got).any():
         yield ("C holds NaN: a tile took elements from past the end of A or B (past K there is "
                "no matrix: stage 0 there), or a tile in shared memory was loaded with a leading "

@@ -1,7 +1,8 @@
 """The NumPy models of ``helpers.exercises.wmma_partial_k``'s kernel (C = A B, one warp a 16 x 16
 tile, its tiles staged in shared memory with zero guards along K): C as a staging computes it
 (``staged``), and the known wrong stagings (``STAGINGS``), each with its problem and hint; and C's
-tiles stored column after column (``c_stored_col_major``)."""
+tiles stored column after column (``c_stored_col_major``); the elements of C a store writes
+(``written_by``) and the known wrong stores (``STORES``)."""
 
 from __future__ import annotations
 
@@ -247,3 +248,31 @@ def c_stored_col_major(got, want):
            f"element {mirror}, and A B's [{r}][{c}] = {want[r, c]:.4g} went to C{mirror}",
            "C is stored row after row: store_matrix_sync(C + tile_row * 16 * N + tile_col * 16, "
            "c, N, wmma::mem_row_major)")
+
+
+STORES = [  # (a wrong store, as written_by's keywords), problem, hint
+    (dict(ld=16), "C's tiles were stored with a leading dimension of 16, so their rows overlap",
+     "a row of C holds N elements: store_matrix_sync(C + ..., c, N, wmma::mem_row_major)"),
+    (dict(start=lambda r, c, n: 16 * r + 16 * c),
+     "C's tiles were stored at the wrong place: tile (tile_row, tile_col) starts 16 * tile_row "
+     "rows down", "tile (tile_row, tile_col) of C starts at C + tile_row * 16 * N + tile_col * 16"),
+    (dict(swapped=True), "the warps took the wrong tiles: tile_row and tile_col are swapped",
+     "the warps go along a row of tiles first: tile_row = warp / (N / 16), tile_col = "
+     "warp % (N / 16)"),
+]
+
+
+def written_by(m, n, swapped=False, start=lambda r, c, n: 16 * r * n + 16 * c, ld=None,
+               whole=False):
+    """The (m, n) mask of C's elements a kernel writes whose warp w takes tile_row w / (N / 16)
+    and tile_col w % (N / 16) (``swapped``: the other way round) and, where its tile_row is below
+    M / 16, stores its 16 x 16 tile at ``start(tile_row, tile_col, N)``, leading dimension ``ld``
+    (N by default); ``whole``: flat, past C's end too."""
+    written, across = np.zeros(m * n + 16 * n + 16 * (ld or n) * 16, bool), n // 16
+    for warp in range(4 * -(-(m // 16) * across // 4)):
+        row, col = divmod(warp, across)[::-1] if swapped else divmod(warp, across)
+        if row < m // 16:
+            at = start(row, col, n)
+            for r in range(16):
+                written[at + r * (ld or n):at + r * (ld or n) + 16] = True
+    return written if whole else written[:m * n].reshape(m, n)

@@ -112,6 +112,14 @@ WRONG = [
       "y[1][0] =", "__expf(__half2float(in[c]) - m) / sum"]),
     ("each_lane_its_own_max", variant(KERNEL, ("    m = warp_max(m);\n", "")),
      ["each lane subtracted the max of its own columns", "warp_max"]),
+    # blind audit AB (was 'the rows do not add up to 1: the sum of exp(x - m) is not the whole
+    # row's ... Hint: each lane adds its columns' exp(x - m), then sum = warp_sum(sum)', which the
+    # kernel does): m = warp_max(m) after the sum's loop, each lane's part against its own max
+    ("warp_max_after_the_sum", variant(KERNEL, ("    m = warp_max(m);\n", ""),
+                                       ("    sum = warp_sum(sum);\n", "    m = warp_max(m);\n    sum = warp_sum(sum);\n")),
+     ["row 1 adds up to", "each lane added its columns' exp(x - m) against the max of its own "
+      "columns, not the row's: m = warp_max(m) came after the sum's loop",
+      "Hint: combine the lanes' maxima before the sum: m = warp_max(m) right after the max's loop"]),
     ("sum_not_reduced", variant(KERNEL, ("    sum = warp_sum(sum);\n", "")),
      ["the rows do not add up to 1", "warp_sum"]),
     ("every_block_does_row_0", variant(KERNEL, ("blockIdx.x * (blockDim.x / 32) + ", "")),

@@ -78,6 +78,14 @@ WRONG = [
     ("term_rescaled_not_the_sum", variant(KERNEL, (LOOP, "        l = l + __expf(v - m_new) * "
                                                          "__expf(m - m_new);\n")),
      ["the loop rescaled the new term", "l = l * exp(m - m_new) + exp(v - m_new)"]),
+    # blind audit AB (was 'row_sum[0] = 0.227404, expected 4.63908 ... Hint: l is the sum of
+    # exp(x - m) over the row, m the row's max'): the loop's two steps the wrong way round, the
+    # new term added before the rescale, which shrinks it too
+    ("term_added_before_the_rescale", variant(KERNEL, (LOOP, "        l += __expf(v - m_new);\n"
+                                                             "        l *= __expf(m - m_new);\n")),
+     ["row_sum is too small: in the loop the new term exp(v - m_new) was added to l before the "
+      "rescale", "wiped each lane's first value", "Hint: rescale the old sum first, then add the "
+      "new term: l = l * exp(m - m_new) + exp(v - m_new)"]),
     # blind audit TB-online_softmax-1: the columns from threadIdx.x, not the lane (was 'row_max[3] =
     # 3.05273, the max of only some of its columns ... Hint: each lane walks c = lane, ... and the
     # butterfly (offsets 16, 8, 4, 2, 1) merges all 32 lanes' maxes')

@@ -110,6 +110,12 @@ FRAGMENT_A = _record("refused by a header", names=("fragment",), expression="fa"
      "declare them __nv_bfloat16: wmma::fragment<wmma::matrix_a, 16, 16, 16, __nv_bfloat16, "
      "wmma::row_major> fa; and wmma::fragment<wmma::matrix_b, 16, 16, 16, __nv_bfloat16, "
      "wmma::col_major> fb;"),
+    # blind audit AB: half in TF32's shape, 16, 16, 8 (was the plain verdict, in the list below)
+    ((_record("refused by a header", names=("fragment",),
+              types=("matrix_a", "16", "16", "8", "half", "row_major")),),
+     "line 7 declares a fragment, a matrix_a fragment, of half in the shape 16, 16, 8: that is the "
+     "shape of precision::tf32 fragments", "declare it 16, 16, 16: wmma::fragment<wmma::matrix_a, "
+     "16, 16, 16, half, wmma::row_major>"),
 ])
 def test_a_fragment_mma_h_refuses_is_named(records, problem, hint):
     from helpers.exercises.compile_errors import verdict
@@ -131,7 +137,7 @@ def test_a_compile_error_without_a_rule_keeps_the_plain_verdict():
                              "fragment<matrix_b, 16, 16, 16, __half, col_major>",
                              "fragment<accumulator, 16, 16, 16, float>")),
               _record("refused by a header", names=("fragment",),  # a shape CUDA lacks
-                      types=("matrix_a", "16", "16", "8", "half", "row_major"))]
+                      types=("matrix_a", "16", "16", "8", "signed char", "row_major"))]
     for records in [(), (_record("other"),), (_record("expected", names=(")", "}")),),
                     *[(r,) for r in others]]:
         said = verdict("k.cu", "k.cu:7:5: error: ...", records)

@@ -158,6 +158,14 @@ WRONG = [
     ("tiles_counted_from_k", variant(KERNEL, ("warp / (N / 16), tile_col = warp % (N / 16)",
                                               "warp / (K / 16), tile_col = warp % (K / 16)")),
      ["the warps' tiles were found from K / 16", "tile_row = warp / (N / 16)"]),
+    # blind audit AB (was 'the warps' tiles were found from K / 16 ... Hint: warp w takes tile_row
+    # = warp / (N / 16), ...', the tiles being right): tile_row and tile_col swapped in C's store
+    ("c_tile_stored_swapped", variant(KERNEL, ("C + tile_row * 16 * N + tile_col * 16",
+                                               "C + tile_col * 16 * N + tile_row * 16")),
+     ["C's tile (tile_row, tile_col) was stored at C + tile_col * 16 * N + tile_row * 16, the "
+      "place of tile (tile_col, tile_row) (tile (0, 1) landed at C[16][0], where tile (1, 0) "
+      "belongs): tile_row and tile_col are swapped in store_matrix_sync's pointer",
+      "Hint: store at C + tile_row * 16 * N + tile_col * 16"]),
     ("tiles_counted_from_m", variant(KERNEL, ("warp / (N / 16), tile_col = warp % (N / 16)",
                                               "warp / (M / 16), tile_col = warp % (M / 16)")),
      ["the warps' tiles were found from M / 16", "tile_row = warp / (N / 16)"]),

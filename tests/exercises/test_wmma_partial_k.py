@@ -138,6 +138,16 @@ WRONG = [
       "put after B's end, C came out A B)", "A's zeros there do not cancel them: 0 times NaN "
       "(or inf) is NaN", "Hint: stage 0 where k0 + r reaches K: Bs[w][r][col] = k0 + r < K ? "
       "B[(k0 + r) * N + tile_col * 16 + col] : __float2half(0.0f)"]),
+    # blind audit AB (was 'C holds NaN: a tile took elements from past the end of A or B ..., or a
+    # tile in shared memory was loaded with a leading dimension other than its 16'): the zero
+    # guards as a multiplication, A[...] * (k0 + col < K), which still reads past K, and NaN * 0
+    # is NaN; with finite values after A and B, C comes out A B
+    ("guards_multiplied_in", variant(
+        KERNEL, (STAGE_A, "As[w][r][col] = A[(tile_row * 16 + r) * K + k0 + col] * __int2half_rn(k0 + col < K);"),
+        (STAGE_B, "Bs[w][r][col] = B[(k0 + r) * N + tile_col * 16 + col] * __int2half_rn(k0 + r < K);")),
+     ["with 1 put after A's and B's ends, C came out A B", "made 0 by a multiplication",
+      "NaN * 0 is NaN, not 0", "Hint: read an element only where it is inside: As[w][r][col] = "
+      "k0 + col < K ? A[(tile_row * 16 + r) * K + k0 + col] : __float2half(0.0f)"]),
     ("b_guard_one_short", variant(KERNEL, (STAGE_B, STAGE_B.replace("k0 + r < K", "k0 + r < K - 1"))),
      ["C lacks the products of k = K - 1 = 39 alone", "Bs's zero guard stops one short",
       "Hint: compare the element's k with K itself: Bs[w][r][col] = k0 + r < K ?"]),

@@ -223,6 +223,19 @@ DOES_NOT_COMPILE = {
                                     "matrix_a fragment, as b"],
                                    ["the matrix_a fragment goes second and the matrix_b one third: "
                                     "wmma::mma_sync(fc, fa, fb, fc) where fa holds A"], ""),
+    # blind audit AB (was "... does not compile. Hint: read the compiler's first error: it names
+    # the file and line", that error in mma.h): the fragments declared with section 3's TF32
+    # shape, 16, 16, 8, for half inputs
+    "tf32_shape_with_half_inputs": ([(f"wmma::{use}, 16, 16, 16,", f"wmma::{use}, 16, 16, 8,")
+                                     for use in ("matrix_a", "matrix_b", "accumulator")],
+                                    ["line 11 declares fa, a matrix_a fragment, and line 12 fb, a "
+                                     "matrix_b fragment, of half in the shape 16, 16, 8",
+                                     "the shape of precision::tf32 fragments", "half inputs take "
+                                     "16, 16, 16 (or 32, 8, 16 and 8, 32, 16)"],
+                                    ["declare them 16, 16, 16: wmma::fragment<wmma::matrix_a, 16, "
+                                     "16, 16, half, wmma::row_major> fa; and wmma::fragment<wmma::"
+                                     "matrix_b, 16, 16, 16, half, wmma::col_major> fb;",
+                                     "the accumulator in the same shape"], ""),
     # blind audit S16: the accumulator declared double (was g++'s template error and 'does not
     # compile. Hint: read the compiler's first error ...')
     "accumulator_declared_double": ([("wmma::accumulator, 16, 16, 16, float> fc;",
