@@ -15,10 +15,10 @@ copy down) is named, when the ratio is nearer to it than halfway (in decades)
 to any other factor a number may be off by, the right one among them. It times on both backends:
 on the simulator the events measure how long the CPU took to make the copy.
 
-Slips by a small factor (gigabits, 8 bytes an element, GiB) hide inside those bounds, so the
-first call is also watched: the checker notes the ms that ``time_till`` (or ``time_since``)
-handed the learner and the bytes given to ``memcpy_htod_async``, and the GB/s returned must be
-those bytes over that time. That compares the learner's arithmetic with the learner's own
+Slips by a small factor (gigabits, 8 bytes an element, the bytes times 4 again, GiB) hide
+inside those bounds, so the first call is also watched: the checker notes the ms that
+``time_till`` (or ``time_since``) handed the learner and the bytes given to
+``memcpy_htod_async``, and the GB/s returned must be those bytes over that time. That compares the learner's arithmetic with the learner's own
 events, with no second measurement whose load could differ: every slip is then named exactly.
 The ms handed over notes what was done to it (``copy_bandwidth_models.Ms``), so that a GB/s a million times too
 small is told apart: the ms multiplied by 1e3, or the bytes divided by the ms before the 1e-3.
@@ -34,10 +34,10 @@ import time
 import numpy as np
 
 from helpers.exercises import hidden as hidden_cases
-from helpers.exercises.copy_bandwidth_models import (Ms, as_microseconds, converted_twice,
-                                                   counted_twice, divided_by_1e10, floored,
-                                                   host_clock, is_floored, made_larger, made_whole,
-                                                   object_size, one_element, one_event,
+from helpers.exercises.copy_bandwidth_models import (Ms, as_microseconds, bytes_times_itemsize,
+                                                   converted_twice, counted_twice, divided_by_1e10,
+                                                   floored, host_clock, is_floored, made_larger,
+                                                   made_whole, object_size, one_element, one_event,
                                                    tenfold_seconds, upside_down)
 from helpers.exercises.function import check_function, copies_noted, run_catching
 from helpers.exercises.verdict import Verdict, check_cases
@@ -71,6 +71,8 @@ SMALL_SLIPS = [
     (8, "8 times too large: that is gigabits a second, and GB/s counts bytes",
      "leave out the * 8: h.nbytes is already in bytes"),
     (2, "twice too large: a float32 is 4 bytes, not 8", "the bytes copied are h.nbytes"),
+    (4, "4 times too large: the bytes were counted 4 times over, where h.nbytes already counts "
+     "bytes", "the bytes copied are h.nbytes: GB/s = h.nbytes / (ms * 1e-3) / 1e9"),
     (1e9 / 2**30, "GiB/s (2**30 bytes a second), not GB/s", "1 GB is 1e9 bytes: divide by 1e9"),
     (0.1, "10 times too small", "1 GB is 1e9 bytes: divide by 1e9: h.nbytes / (ms * 1e-3) / 1e9")]
 
@@ -149,8 +151,9 @@ def _million(notes):
 
 def _slip(fn, gbs, factor, problem, hint):
     """A slip of ``factor`` that ``slip(gbs)`` named, first looked for in the code (1000 times too
-    large: converted_twice; twice: counted_twice); "itemsize" (problem, hint the bytes of one
-    element and the array's), "floor", "inverted", "centi" (the ms times 1e-2) named by a model."""
+    large: converted_twice; twice: counted_twice; 4 times: bytes_times_itemsize); "itemsize"
+    (problem, hint the bytes of one element and the array's), "floor", "inverted", "centi" (the
+    ms times 1e-2) named by a model."""
     if factor in ("getsizeof", "whole"):  # whole: problem the bytes, hint the ms's notes
         yield object_size(fn, gbs, problem, hint) if factor == "getsizeof" else made_whole(
             fn, hint, gbs, problem)
@@ -165,6 +168,8 @@ def _slip(fn, gbs, factor, problem, hint):
         yield from converted_twice(fn, gbs)
     if factor == 2:
         yield from counted_twice(fn, gbs)
+    if factor == 4:
+        yield from bytes_times_itemsize(fn, gbs)
     if factor == 0.1:
         yield from divided_by_1e10(fn, gbs)
     yield problem, hint

@@ -156,28 +156,49 @@ def object_size(fn, gbs, size, nbytes):
             "h.nbytes / (ms * 1e-3) / 1e9")
 
 
-def counted_twice(fn, gbs):
-    """A GB/s twice too large (to the learner's own events) where a statement of the code
-    multiplies the bytes (an expression that reads ``.nbytes``) by 2: a read and a write counted,
-    where a copy moves each byte once."""
-    if (code := code_of(fn)) is None:
-        return
+def _bytes_multiplied(code, by):
+    """(statement, the multiplication, the array) of the first statement of ``code`` that
+    multiplies an expression reading ``.nbytes`` by an operand for which ``by(operand)`` holds;
+    None where none does."""
     for node in ast.walk(code.tree):
         if not isinstance(node, (ast.Return, ast.Assign, ast.AugAssign)):
             continue
         for op in ast.walk(node):
             if isinstance(op, ast.BinOp) and isinstance(op.op, ast.Mult) and any(
-                    isinstance(c, ast.Constant) and c.value == 2 and any(
-                        isinstance(a, ast.Attribute) and a.attr == "nbytes" for a in ast.walk(o))
+                    by(c) and any(isinstance(a, ast.Attribute) and a.attr == "nbytes"
+                                  for a in ast.walk(o))
                     for c, o in ((op.left, op.right), (op.right, op.left))):
-                array = next(ast.unparse(a.value) for a in ast.walk(op)
-                             if isinstance(a, ast.Attribute) and a.attr == "nbytes")
-                yield (f"{gbs:.4g} GB/s is twice too large: {code.quoted(node)} counts the "
-                       f"bytes twice "
-                       f"({ast.unparse(op)}), as if the copy's read and its write each moved "
-                       f"them", f"a copy moves {array}.nbytes bytes once: GB/s = {array}.nbytes "
-                       "/ (ms * 1e-3) / 1e9")
-                return
+                return node, op, next(ast.unparse(a.value) for a in ast.walk(op)
+                                      if isinstance(a, ast.Attribute) and a.attr == "nbytes")
+    return None
+
+
+def counted_twice(fn, gbs):
+    """A GB/s twice too large (to the learner's own events) where a statement of the code
+    multiplies the bytes (an expression that reads ``.nbytes``) by 2: a read and a write counted,
+    where a copy moves each byte once."""
+    if (code := code_of(fn)) is None or (found := _bytes_multiplied(
+            code, lambda c: isinstance(c, ast.Constant) and c.value == 2)) is None:
+        return
+    node, op, array = found
+    yield (f"{gbs:.4g} GB/s is twice too large: {code.quoted(node)} counts the bytes twice "
+           f"({ast.unparse(op)}), as if the copy's read and its write each moved them",
+           f"a copy moves {array}.nbytes bytes once: GB/s = {array}.nbytes / (ms * 1e-3) / 1e9")
+
+
+def bytes_times_itemsize(fn, gbs):
+    """A GB/s 4 times too large (to the learner's own events) where a statement of the code
+    multiplies the bytes (an expression that reads ``.nbytes``) by 4 or by an ``.itemsize``: the
+    4 bytes of a float32 counted again, where nbytes counts bytes already."""
+    if (code := code_of(fn)) is None or (found := _bytes_multiplied(code, lambda c: isinstance(
+            c, ast.Constant) and c.value == 4 or isinstance(c, ast.Attribute)
+            and c.attr == "itemsize")) is None:
+        return
+    node, op, array = found
+    yield (f"{gbs:.4g} GB/s is 4 times too large: {code.quoted(node)} multiplies the bytes by 4 "
+           f"({ast.unparse(op)}), the bytes of a float32, but {array}.nbytes already counts bytes "
+           f"({array}.size * 4)", f"the bytes copied are {array}.nbytes: GB/s = {array}.nbytes / "
+           "(ms * 1e-3) / 1e9")
 
 
 def is_floored(gbs, right):

@@ -13,10 +13,10 @@ import numpy as np
 
 from helpers.ch11.multigpu import two_devices_on_the_simulator
 from helpers.exercises import hidden as hidden_cases
-from helpers.exercises.gray_split_models import (floored_shares, grid_x_from_height,
-                                                 host_swapped, one_image, rows_short,
-                                                 shape_unpacked_swapped, stored_at_index,
-                                                 width_in_bytes, wrong_type)
+from helpers.exercises.gray_split_models import (arrays_swapped, floored_shares,
+                                                 grid_x_from_height, host_swapped, one_image,
+                                                 rows_short, shape_unpacked_swapped,
+                                                 stored_at_index, width_in_bytes, wrong_type)
 from helpers.exercises.function import (LaunchOrder, Refused, check_function, context_mistakes,
                                         context_stack, copies_to_host, current_device,
                                         run_catching, stopped_at_empty)
@@ -62,7 +62,7 @@ def device_kernel(k, function, launches, order=None, reads=None):
                            "in: " + USING_HINT))
         if min(kwargs.get("grid", (1, 1))) < 1:
             raise Refused(_empty_grid(k, args))
-        if told := width_in_bytes(k, args):
+        if told := width_in_bytes(k, args) or arrays_swapped(k, args):
             raise Refused(told)
         launches.append(Launch(k, int(args[3]), *(order.seen(k) if order else ((), 0)), args,
                                tuple(kwargs.get("grid", (1, 1))),

@@ -6,6 +6,7 @@ as float64, the host's array made without a dtype."""
 from __future__ import annotations
 
 import ast
+import sys
 
 import numpy as np
 
@@ -232,6 +233,30 @@ def width_in_bytes(k, args):
             "grey_k), so the launch was not run", "pass the width in pixels: np.int32(width); "
             "the kernel multiplies by 3 for the bytes itself (rgb[3 * i], rgb[3 * i + 1], "
             "rgb[3 * i + 2])")
+
+
+def arrays_swapped(k, args):
+    """(problem, hint) of device k's launch given its two arrays the other way round, the grey
+    share, (images, height, width), first and the RGB share, (images, height, width, 3), second,
+    as memcpy(dest, src) takes them (a launch refused, as a GPU would read the grey share as RGB,
+    past its end, and write into the RGB share); their names in the caller's code where its
+    frame holds them both; None for any other launch."""
+    first, second = (tuple(getattr(a, "shape", ())) for a in args[:2])
+    if len(first) != 3 or second != (*first, 3):
+        return None
+    frame, names = sys._getframe(1), None
+    while frame is not None and names is None:  # kernels[k]'s caller: the learner's function
+        found = [next((n for n, v in frame.f_locals.items() if v is a), None) for a in args[:2]]
+        names, frame = (found if None not in found else None), frame.f_back
+    grey, rgb = names or ("the grey share", "the RGB share")
+    call = f", kernels[{k}]({grey}, {rgb}, ...)" if names else ""
+    return (f"device {k}'s kernel was given its two arrays the other way round{call}: {grey}, of "
+            f"shape {first}, the grey share's, came first, and {rgb}, of shape {second}, the RGB "
+            "share's, second, where rgb_to_gray(rgb, gray, width, height) takes the RGB input "
+            f"first: it would read {grey} as RGB, past its end (it holds a third of the RGB share's "
+            f"bytes), and write the grey levels into {rgb}, so the launch was not run", "pass the "
+            f"RGB share first, then the grey one: kernels[k]({rgb if names else 'rgb_k'}, "
+            f"{grey if names else 'grey_k'}, np.int32(width), np.int32(rows), ...)")
 
 
 ALLOCATORS = {"zeros", "empty", "ones"}   # NumPy's, whose dtype defaults to float64

@@ -17,7 +17,7 @@ from helpers.exercises.pipeline_models import (ATOL, RTOL, buffers_watched, copi
                                               count_one_short, how_copied, launch_fits,
                                               shared_buffers, sharing, union_bytes)
 from helpers.exercises.pipeline_streams import (launched_off_its_stream, one_stream_waited,
-                                                stream_index)
+                                                stream_by_round, stream_index)
 from helpers.exercises.verdict import Verdict, check_cases, not_yet, passed
 from helpers.workload import share
 
@@ -203,7 +203,8 @@ def mistakes(fn, case, kernel, on_gpu, work=WORK_SMALL, buffers=None, want=None,
         return
     yield from told_uncalled(fn, diagnose(h_in, h_in_before, at_return, h_out, want, case[1],
                              streams, calls, waited, copies, done, order,
-                             sharing(calls, streams, made, fn)), alone=True)
+                             stream_by_round(calls, streams, made, fn)
+                             or sharing(calls, streams, made, fn)), alone=True)
     if times is not None:
         times.append(start.time_till(end))
 

@@ -1,10 +1,13 @@
 """Launches of notebook 05's pipeline (``pipeline.py``) queued on another stream than their
 chunk's copies: read from the streams of the calls, not from the values, which on a GPU depend
-on when each stream's work runs; and what a return that waited for one stream alone shows."""
+on when each stream's work runs; a stream picked by the round, where the buffers go by the
+remainder; and what a return that waited for one stream alone shows."""
 
 from __future__ import annotations
 
 from helpers.exercises.pipeline_copies import address
+from helpers.exercises.pipeline_models import _pair_numbers, _round_pick
+from helpers.exercises.verdict import listed
 
 OWN_STREAM_HINT = ("launch on the chunk's own stream, the one its copies use: s = streams[c % "
                    "len(streams)], then drv.memcpy_htod_async(d_in, h_in[lo:hi], s), launch(d_in, "
@@ -98,3 +101,24 @@ def one_stream_waited(done, n_chunks):
             f"for, and the copies back on the other {len(done) - 1} streams were still running "
             "(a synchronize() after the loop on the loop's variable waits for its last stream "
             "alone)")
+
+
+def stream_by_round(calls, streams, made, fn):
+    """``(what, hint)`` where chunk c used the buffer pair c % len(streams) (the pairs numbered
+    in the order they were allocated) but ran on streams[c // len(streams)], the stream picked
+    by the round over the streams: chunk len(streams), on streams[1], used the pair chunk 0 used
+    on streams[0]; the line that picks the stream read from ``fn``'s code where known; None for
+    any other run."""
+    k, ids = len(streams), {id(s): j for j, s in enumerate(streams)}
+    pairs = [c % k for c in range(len(calls))]
+    if (len(calls) <= k or [ids.get(id(c[3])) for c in calls] != [c // k for c in range(len(calls))]
+            or _pair_numbers(calls, made, 0) != pairs or _pair_numbers(calls, made, 1) != pairs):
+        return None
+    name, target, (c, by), line = _round_pick(fn) or ("streams", "s", ("c", "len(streams)"), "")
+    buffers = (_round_pick(fn, "Mod") or ("buffers",))[0]
+    return (f"chunks {listed(range(k))} {'both' if k == 2 else 'all'} went to {name}[0], and "
+            f"chunk {k} to {name}[1] with {buffers}[0], the pair chunk 0 used on {name}[0]: "
+            f"{c} // {by}{line} picks the stream by the round over the streams, while the "
+            f"buffers go by {c} % {by}", f"{target} = {name}[{c} % {by}], the same index as the "
+            f"buffers': a chunk's stream and its pair go together, so that {name}[k] always uses "
+            f"{buffers}[k]")

@@ -143,6 +143,7 @@ def _mistakes(fn, contexts, n):
     if raised:
         err = caught[-1] if caught else None
         yield from _added_as_gpuarrays(order, err)
+        yield from split_sum_models.uploaded_outside(fn, err, order)
         yield from split_sum_models.sum_not_called(fn, err, sums, order)
         yield from split_sum_models.unpacked_out_of_order(fn, err)
         yield from split_sum_models.devices_from_len_x(fn, err, x, contexts)

@@ -241,3 +241,32 @@ def sum_not_called(fn, error, sums, order):
            f"no device summed its share, and the loop that reads the partial sums got the "
            f"function, so .{name}() was asked of a function, not of a partial sum", f"call it on "
            f"the share: {fixed}, which starts device k's sum and keeps its partial sum")
+
+
+def uploaded_outside(fn, error, order):
+    """The share uploaded before `with using(contexts[k]):`, outside it: ``error`` is a kernel's
+    LaunchError for memory of another device (its ``kind``, "no peer access"), raised in the sum
+    of the device started last (``order``), and ``fn``'s code calls to_gpu in a statement that no
+    with block holds: the share was allocated in the context current then, another device's."""
+    from helpers.exercises.function import current_device
+
+    started = [k for what, k, *_ in order if what == "start"]
+    here = current_device()  # the context current when fn was called: the checker restored it
+    if (getattr(error, "kind", None) != "no peer access" or not started or here is None
+            or here == started[-1] or (code := code_of(fn)) is None):
+        return
+    held = {id(n) for w in ast.walk(code.tree) if isinstance(w, ast.With) for n in ast.walk(w)}
+    upload = next((n for n in ast.walk(code.tree) if isinstance(n, (ast.Assign, ast.Expr))
+                   and id(n) not in held and any(
+                       isinstance(c, ast.Call) and "to_gpu" in (getattr(c.func, "attr", None),
+                                                                getattr(c.func, "id", None))
+                       for c in ast.walk(n))), None)
+    if upload is None:
+        return
+    k = started[-1]
+    yield (f"{code.text(upload)} ({code.at(upload)}) runs before `with using(contexts[k]):`, "
+           f"outside it, so device {k}'s share was allocated on device {here}, the context "
+           f"current then, and sums[{k}], which runs on device {k}, cannot read it: a kernel reads "
+           "its own device's memory", "move the to_gpu inside the with block: with using("
+           f"contexts[k]): {code.text(upload)}, then sums[k] on it, so that the share lives on "
+           "device k")

@@ -8,9 +8,10 @@ and a chunk of guard zone after it filled with NaN. The usual mistake, refilling
 before its last copy has run, often goes unseen on a GPU, whose copies are quick: there the
 checker first queues a kernel that keeps each stream busy for ``function.HOLD_MS`` (a copy
 queued behind it waits, as behind a long computation: ``function.hold_streams``); the simulator
-runs queued work only when the host waits, which holds copies back the same way. Then a refilled buffer's copy carries a later chunk,
-and the verdict names it, as it names a function that returned before its copies were done, a
-write past the end of ``d`` (the last chunk is shorter), and byte offsets counted as elements.
+runs queued work only when the host waits, which holds copies back the same way. Then a refilled
+buffer's copy carries a later chunk, and the verdict names it, as it names a function that
+returned before its copies were done, a write past the end of ``d`` (the last chunk is
+shorter), and byte offsets counted as elements.
 On a GPU the held streams are not enough: the learner's own wait for a stream lets its hold
 run out before the first copy is queued, and a copy of a few megabytes is over before Python
 refills its buffer (the H200, 2026-12-02: refilling without a wait, and one staging buffer for
@@ -19,9 +20,13 @@ simulator (``_on_the_simulator``: its ``drv`` the simulator's), where a queued c
 the host waits, and the buffer refilled too early shows whatever the GPU's timing. A function
 that reaches PyCUDA by another name than the global ``drv`` (its own import, ``cuda.``) cannot be
 moved there, nor can one that the simulator's objects make fail: the GPU's run then stands.
+A copy queued before its buffer was filled is named, whatever the timing, from what the buffer
+held when the copy was queued and at the host's next call (``staging_upload_models.Queued``).
 """
 
 from __future__ import annotations
+
+import sys
 
 import numpy as np
 
@@ -29,14 +34,12 @@ from helpers.exercises import hidden as hidden_cases
 from helpers.exercises.function import (Refused, check_function, hold_streams, pointer_added,
                                         run_catching)
 from helpers.exercises.learner_code import told_uncalled
-from helpers.exercises.staging_upload_models import (at_element_offsets, at_elements,
+from helpers.exercises.staging_upload_models import (Queued, at_element_offsets, at_elements,
                                                     at_the_chunk_ends, at_the_start_of_d,
-                                                    chunk_in_bytes, chunk_too_long,
-                                                    default_stream, end_without_lo,
-                                                    filled_whole,
-                                                    last_at_its_length, max_for_min,
-                                                    one_stream_waited, sliced_at_lo,
-                                                    waits_skipped)
+                                                    chunk_in_bytes, chunk_too_long, default_stream,
+                                                    end_without_lo, filled_after_queued,
+                                                    filled_whole, last_at_its_length, max_for_min,
+                                                    one_stream_waited, sliced_at_lo, waits_skipped)
 from helpers.exercises.verdict import Verdict, check_cases
 
 CASES = [(300_007, 1 << 15), (50_000, (1 << 14) + 12)]  # (n, chunk) in float32 elements
@@ -96,12 +99,14 @@ def _on_the_simulator(fn, driver):
 class _Copies:
     """A driver that notes the host arrays its asynchronous copies to the device copy from, and
     in ``log``, in order, each copy (``("copy", its stream)``, ``("blocking", None)`` for a
-    memcpy_htod) and each wait for a stream the checker made (``("wait", the stream)``). Given
+    memcpy_htod) and each wait for a stream the checker made (``("wait", the stream)``), and in
+    ``queued`` what each copy's source held when queued and at the next of these calls. Given
     ``d`` (its address, its bytes with the guard after it, and the chunk), a copy that would run
     past its end is refused (``_past_d``): a GPU would write what lies after it."""
 
     def __init__(self, drv, d=None):
         self._drv, self.sources, self.log, self.d, self.places = drv, [], [], d, []
+        self.queued = Queued()
 
     def __getattr__(self, name):
         return getattr(self._drv, name)
@@ -111,20 +116,23 @@ class _Copies:
             _past_d(dest, src, len(self.sources), *self.d)
             self.places.append(_place(dest, src, self.d[0]))
         self.sources.append(src)
+        self.queued.queued(src, sys._getframe(1))  # the line that queued it: the caller's
         self.log.append(("copy", args[0] if args else kwargs.get("stream")))
         return self._drv.memcpy_htod_async(dest, src, *args, **kwargs)
 
     def memcpy_htod(self, dest, src, *args, **kwargs):
         self.log.append(("blocking", None))
+        self.queued.settle()
         return self._drv.memcpy_htod(dest, src, *args, **kwargs)
 
     def streams(self, count):
         """``count`` streams of the driver whose waits go into the log."""
-        log = self.log
+        log, queued = self.log, self.queued
 
         class Stream(self._drv.Stream):
             def synchronize(self):
                 log.append(("wait", self))
+                queued.settle()
                 return super().synchronize()
 
         return [Stream() for _ in range(count)]
@@ -267,7 +275,9 @@ def _seen(fn, n, chunk, drv, catch):  # _mistakes's, as the run shows them
                                    (IndexError, _floor_divided(staging)),
                                    (TypeError, pointer_added(learner_s, 1, d))])[0]):
         yield mistake
-    yield from filter(None, [default_stream(copies.log, learner_s)])  # whatever the timing
+    copies.queued.settle()  # what the sources hold at the return
+    yield from filter(None, [default_stream(copies.log, learner_s), filled_after_queued(
+        copies.queued, copies.places, h, chunk, staging, learner_s)])  # whatever the timing
     pending = [i for i, s in enumerate(streams) if not s.is_done()]
     drv.Context.synchronize()
     drv.memcpy_dtoh(back := np.empty(n + chunk, np.float32), d)

@@ -115,6 +115,14 @@ WRONG = {
                                             "h.nbytes / (ms * 1e-3) / 1e9) counts the bytes "
                                             "twice (2 * h.nbytes)"),
                                 "hint": "a copy moves h.nbytes bytes once"}),
+    # blind audit AB (was 'PASS: every copy tried (2 sizes) arrived whole, and its GB/s agrees
+    # with the host's clock and the checker's events'): the bytes multiplied by 4 again, though
+    # h.nbytes already counts bytes
+    "nbytes_times_4": (right_but(RIGHT_GBS, "h.nbytes * 4 / (ms * 1e-3) / 1e9"),
+                       {"problem": ("4 times too large", "line 9 of your cell (return h.nbytes * "
+                                    "4 / (ms * 1e-3) / 1e9) multiplies the bytes by 4",
+                                    "h.nbytes already counts bytes"),
+                        "hint": "the bytes copied are h.nbytes"}),
     "gibibytes": (right_but("/ 1e9", "/ 2**30"), {"problem": "GiB/s", "hint": "1e9 bytes"}),
     "events_the_other_way_round": (right_but("start.time_till(end)", "end.time_till(start)"),
                                    {"problem": "not positive", "hint": "start.time_till(end)"}),

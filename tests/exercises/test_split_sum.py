@@ -76,6 +76,18 @@ WRONG = {
     "outside_the_context": ([("            share = gpuarray.to_gpu(x[lo:hi])\n            " + CALL,
                               "            share = gpuarray.to_gpu(x[lo:hi])\n        " + CALL)],
                             "context was not current", "with using(contexts[k])"),
+    # blind audit AB (was 'your function raised LaunchError at line 22 ... an illegal memory
+    # access ... Hint: a copy or a sum failed: call sums[k] inside `with using(contexts[k]):`, on
+    # a gpuarray made there'): the share uploaded before the with block, on device 0
+    "share_uploaded_outside_the_context": ([("        with using(contexts[k]):\n            share = "
+                                             "gpuarray.to_gpu(x[lo:hi])\n", "        share = "
+                                             "gpuarray.to_gpu(x[lo:hi])\n        with using("
+                                             "contexts[k]):\n")],
+                                           "share = gpuarray.to_gpu(x[lo:hi]) (line 20 of your "
+                                           "cell) runs before `with using(contexts[k]):`, outside "
+                                           "it, so device 1's share was allocated on device 0, "
+                                           "the context current then",
+                                           "move the to_gpu inside the with block"),
     # blind audit TMB-split_sum-1: sums[0] for sums[k] (was 'sums[0] was called while device 0's
     # context was not current ... Hint: call sums[k] inside `with using(contexts[k]):`', though
     # the call was inside it)
@@ -214,7 +226,8 @@ SPLIT_MISTAKES = {"device_0_alone", "tail_left_out", "shares_overlap", "outside_
                   "hi_from_lo_plus_len_over_n", "hi_minus_one", "share_size_rounded",
                   "collected_inside_the_launch_loop", "last_device_left_out",
                   "sliced_to_hi_plus_one", "every_share_to_sums_0", "n_from_len_x",
-                  "return_inside_the_collecting_loop", "divided_by_the_devices"}
+                  "return_inside_the_collecting_loop", "divided_by_the_devices",
+                  "share_uploaded_outside_the_context"}
 """Mistakes in how the work is split between devices: with one device there is nothing to split
 (the H200 run passed them all, and its verdict says to check on the simulator's two devices)."""
 

@@ -262,6 +262,17 @@ WRONG = {
                                              "stream", "default stream", "s.synchronize() never "
                                              "waits for it"),
                                  "hint": "pass the chunk's stream as the third argument"}),
+    # blind audit AB (was 'PASS: d holds h after every upload tried (2 sizes, the last chunk
+    # shorter), each staging buffer refilled only once its copy had run, ...'): the copy queued
+    # before its buffer was filled, which a queued copy that runs at once reads before the chunk
+    "copy_queued_before_the_filling": (
+        right_but(("        buf[:hi - lo] = h[lo:hi]\n        " + COPY,
+                   "        " + COPY + "\n        buf[:hi - lo] = h[lo:hi]")),
+        {"problem": ("the copy of chunk 0 was queued (line 9 of your cell: " + COPY + ") before "
+                     "staging[0] was filled with it (line 10: buf[:hi - lo] = h[lo:hi])",
+                     "a queued copy may run at once"),
+         "hint": ("fill the buffer first, then queue its copy: buf[:hi - lo] = h[lo:hi], then "
+                  + COPY)}),
     "final_wait_without_parentheses": (right_but((FINAL, "    for s in streams:\n"
                                                          "        s.synchronize\n")),
                                        {"problem": "s.synchronize at line 12 of your cell names "

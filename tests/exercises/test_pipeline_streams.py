@@ -1,0 +1,32 @@
+"""The pipeline exercise (notebook 05), its streams: a chunk's stream picked otherwise than its
+buffers is named from the streams and the buffers of the calls (``pipeline_streams``), where the
+verdict blamed buffers that were rightly one pair a stream."""
+
+import pytest
+
+from test_pipeline import RIGHT, define, run_check
+
+pytestmark = pytest.mark.gpu_timing  # as test_pipeline.py: the checker may time a GPU
+
+# name: (source, pieces of the expected verdict)
+WRONG = {
+    # blind audit AB (was 'the results are right here, but chunks on different streams used the
+    # same device input buffer ... Hint: give each stream its own input and output buffer ...',
+    # which it had): the stream picked by the round, c // len(streams), the buffers by c % ...
+    "stream_picked_by_the_round": (
+        RIGHT.replace("streams[c % len(streams)]", "streams[c // len(streams)]"),
+        ("chunks 0, 1 and 2 all went to streams[0], and chunk 3 to streams[1] with buffers[0], "
+         "the pair chunk 0 used on streams[0]", "c // len(streams) (line 9 of your cell: s = "
+         "streams[c // len(streams)]) picks the stream by the round over the streams, while the "
+         "buffers go by c % len(streams)", "Hint: s = streams[c % len(streams)], the same index "
+         "as the buffers'")),
+}
+
+
+@pytest.mark.parametrize("name", sorted(WRONG))
+def test_a_stream_picked_otherwise_than_its_buffers_is_named(name, capsys):
+    source, expected = WRONG[name]
+    ok, out = run_check(define(source), capsys)
+    assert not ok and out.startswith("NOT YET:"), out
+    for piece in expected:
+        assert piece in out, f"{name}: expected {piece!r} in:\n{out}"
