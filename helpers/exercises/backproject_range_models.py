@@ -1,7 +1,7 @@
 """The NumPy models of notebook 10's back-projection (``cuda_src/exercises/backproject_range.cu``)
 that ``helpers.exercises.backproject_range`` compares a kernel's points with: formulas with a known
 mistake, each with its verdict; and the detectors of NaN marks put in the wrong places (or
-infinities for NaN)."""
+infinities for NaN, or in some planes alone)."""
 
 from __future__ import annotations
 
@@ -13,6 +13,40 @@ from helpers.exercises.microscope import kernel_words
 DEPTH_SCALE = np.float32(0.001)
 FORMULA_HINT = "X = (u - cx) * z / fx and Y = (v - cy) * z / fy, with z = depth[i] * depth_scale"
 NAN_HINT = 'write nanf("") into xyz[i], xyz[n + i] and xyz[2 * n + i], then return'
+
+
+def some_planes_nan(got, kept, depth):
+    """(problem, hint) where some pixels are NaN in some planes and not in the others: which are
+    NaN and which not, where every such pixel has the same ones; Z alone not NaN there, holding
+    the pixel's depth z, is the store of Z run for every pixel, after the NaNs."""
+    nan = np.isnan(got)
+    partial = nan.any(axis=0) & ~nan.all(axis=0)
+    if not partial.any():
+        return
+    at, count = nan[:, partial], int(partial.sum())
+    where = (f"the {count} pixels that are not points" if np.array_equal(partial, ~kept) else
+             f"{count} pixels")
+    if not (at == at[:, :1]).all():
+        yield (f"at {where} only some of X, Y and Z are NaN",
+               "a pixel that is not a point is NaN in all three planes: " + NAN_HINT)
+        return
+    planes = np.array(list("XYZ"))
+    nans, others = " and ".join(planes[at[:, 0]]), " and ".join(planes[~at[:, 0]])
+    said = (f"at {where} only some of X, Y and Z are NaN: {nans} "
+            f"{'are' if ' and ' in nans else 'is'} NaN, {others} not")
+    z = depth.astype(np.float32) * DEPTH_SCALE
+    if others == "Z" and np.allclose(got[2][partial], z[partial], 1e-6, 0):
+        holes = int((depth[partial] == 0).sum())
+        held = ", ".join(words for k, words in (
+            (holes, f"0 at the {holes} holes"),
+            (count - holes, f"the measured depth at the {count - holes} outside [z_min, z_max]"))
+            if k)
+        yield (f"{said}: Z holds the pixel's depth z = depth[i] * depth_scale ({held}): the "
+               "store xyz[2 * n + i] = z ran for these pixels too, after their NaNs",
+               'write nanf("") into the Z plane there too, xyz[2 * n + i], and return before the '
+               "point's stores (or store Z in the point's branch alone)")
+        return
+    yield said, "a pixel that is not a point is NaN in all three planes: " + NAN_HINT
 
 
 def _transposed(shape, cx, cy, fx, fy, z):

@@ -275,6 +275,7 @@ def _mistakes(n, run):
     want_y, want_means = reference(x)
     if y.past.size:
         yield "y was written past its end (y[n] and beyond)", "store y[i] only when i < n"
+    yield from models.sum_unset(run.kernel, means.got, want_means)
     yield from _sums_for_means(means.got, y.got, x, n)
     yield from models.count_without_start(run.kernel.simulated, means.got, want_means, x, n)
     yield from models.load_by_thread(run, means.got, x, n)

@@ -1,8 +1,8 @@
 """The models of notebook 09's block mean that ``helpers.exercises.block_mean`` compares a
 kernel's means with: a sum that left out the array's last element or counted tile[0] twice, one of
 tile[0] alone, a count that left out the block's start (min(BLOCK, n)), which only a launch of
-one block tells from a division by BLOCK, a partial last block counted one too many, and a full
-last block counted 0."""
+one block tells from a division by BLOCK, a partial last block counted one too many, a full
+last block counted 0, and a sum that starts from whatever its register held."""
 
 from __future__ import annotations
 
@@ -10,7 +10,28 @@ import os
 
 import numpy as np
 
+from helpers.exercises import unset
+
 BLOCK = 256
+
+
+def sum_unset(kernels, got, want):
+    """A local the simulator's compiler saw read before anything is stored in it (its records:
+    ``helpers.exercises.unset``), the means being wrong: thread 0's sum started from whatever its
+    register held, not 0 (on the simulator 0xFE bytes, -1.7e38 as a float), planted bug 3's
+    mistake (means[blockIdx.x] += onto memory nothing zeroed) moved into a local."""
+    close = np.isclose(got, want, rtol=1e-4, atol=1e-5)
+    if close.all():
+        return
+    for record in unset.reads(kernels)[:1]:
+        b, name = int(np.argmax(~close)), record.name
+        where = f" (declared at line {record.declared})" if record.declared else ""
+        yield (f"{name}{where} is read before anything is stored in it: thread 0 added the tile "
+               "onto whatever its register held (on a GPU anything, on the simulator 0xFE bytes, "
+               f"-1.7e38 as a float), not 0, so means[{b}] = {got[b]:.6g} where the block's mean "
+               f"is {want[b]:.6g}: bug 3's mistake again, in a local (a sum that starts at "
+               "whatever was there)", f"give {name} a value where it is declared, before the "
+               f"loop adds to it: float {name} = 0.0f;")
 
 
 def one_element_off(got, close, x, counts):

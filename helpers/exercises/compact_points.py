@@ -17,8 +17,9 @@ import numpy as np
 
 from helpers.exercises.common import Input, Output
 from helpers.exercises.compact_points_models import (HOLE, HOLE_HINT, coordinates_reordered,
-                                                     models, plane_past_z, read_at_the_row,
-                                                     read_from_another_plane, read_next_to_x)
+                                                     hole_from_the_next_slot, models, plane_past_z,
+                                                     read_at_the_row, read_from_another_plane,
+                                                     read_next_to_x)
 from helpers.exercises.hidden import awkward, pick
 from helpers.exercises.kernel import KernelExercise, Launch
 from helpers.exercises.microscope import accesses_of, kernel_words, observe, written_twice
@@ -177,6 +178,7 @@ def _mistakes(case, run):
         yield ("points were written at their pixel's row i, past the end of the list (which "
                f"has {count} rows for {case[0]} pixels)", SLOT_HINT)
     if count in rows and not out.unwritten[0].any():   # the first point's row was written too
+        yield from hole_from_the_next_slot(run.kernel, _launch((40, 16)), count)
         yield from _nan_let_through(run.kernel, count)
         yield from _equal_to_nan(run.kernel, count)
         yield ("holes were written into the list: the last pixel, a hole, wrote row "

@@ -1,8 +1,9 @@
 """The models of ``helpers.exercises.compact_points``: what a kernel with one of the usual
 mistakes of the scatter leaves in points, element for element (rows as three planes, Z read as
 if interleaved, the hole test turned round, a row late, holes that stopped the first point; a
-coordinate read at the point's row, or from another coordinate's plane); and the reads of xyz
-past its end that a slip in a plane's index makes (``plane_past_z``)."""
+coordinate read at the point's row, or from another coordinate's plane); the reads of xyz
+past its end that a slip in a plane's index makes (``plane_past_z``); and a hole told from the
+next pixel's slot, which for the last pixel lies past slot's end (``hole_from_the_next_slot``)."""
 
 from __future__ import annotations
 
@@ -10,9 +11,32 @@ import itertools
 
 import numpy as np
 
+from helpers.exercises.microscope import accesses_of
+
 HOLE = np.array(0x7FC0BEEF, np.uint32).view(np.float32)[()]   # a NaN, not the list's poison
 HOLE_HINT = ("a hole's Z is NaN, and NaN > 0.0f is false: return before writing when "
              "!(xyz[2 * n + i] > 0.0f)")
+
+
+def hole_from_the_next_slot(kernels, launch, count):
+    """The last pixel, a hole, wrote row ``count``, past the list, and on the simulator
+    (``launch``: n pixels, the last a hole) every thread i read slot[i + 1]: the hole test
+    compares the next pixel's slot with its own (slot[i + 1] == slot[i]), right for every pixel
+    but the last, whose next slot, slot[n], lies past the end of slot's n elements."""
+    n, kept = int(launch.args[1]), accesses_of(kernels, launch, "hole test", 4096)
+    if kept is None:
+        return
+    slot = kept[(kept["array"] == "slot") & ~kept["write"]]
+    pixel = slot["block"] * launch.block[0] + slot["thread"]
+    if not np.array_equal(np.unique(pixel[slot["index"] == pixel + 1]), np.arange(n)):
+        return
+    yield (f"holes were written into the list: the last pixel, a hole, wrote row {count}, one "
+           "past the end: the hole test reads slot[i + 1], the next pixel's slot (on the "
+           "simulator every thread i read it, as slot[i + 1] == slot[i] does): for the last "
+           "pixel, i = n - 1, that is slot[n], past the end of slot's n elements, so its test "
+           "compared with whatever lies there and let the hole through",
+           "test the pixel itself: a hole's Z is NaN, and NaN > 0.0f is false: return before "
+           "writing when !(xyz[2 * n + i] > 0.0f)")
 
 
 def _planes(xyz, out, count):

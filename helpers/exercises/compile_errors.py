@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 
-from helpers.exercises import fragment_types
+from helpers.exercises import fragment_types, warp_reduce
 from helpers.exercises.diagnostic_words import a as _a, where as _where
 from helpers.exercises.verdict import COMPILE_HINT, Verdict, first_error, not_yet
 
@@ -381,6 +381,12 @@ _RULES = {
 """The rule for each kind of ``Diagnostic``: ``(record, where, source)`` to (problem, hint), or
 None for the plain verdict."""
 
-_ALL_RULES = {"refused by a header": fragment_types.refused}
+
+def _refused(records, path, source):
+    """A header's refusal: __reduce_add_sync given a float (warp_reduce), or mma.h's."""
+    return warp_reduce.refused(records[0], path) or fragment_types.refused(records, path, source)
+
+
+_ALL_RULES = {"refused by a header": _refused}
 """The rule for a kind whose first record is read with the others (each fragment refused):
 ``(records, path, source)`` to (problem, hint), or None for the plain verdict."""

@@ -17,8 +17,9 @@ from __future__ import annotations
 import numpy as np
 
 from helpers.exercises.common import Input, Output
-from helpers.exercises.depth_range_models import (block_0_only, end_plus_1, holes_only,
-                                                  pointer_tested, rescaled)
+from helpers.exercises.depth_range_models import (block_0_only, cut_to_a_byte, end_plus_1,
+                                                  first_threads_only, holes_only, pointer_tested,
+                                                  rescaled)
 from helpers.exercises.hidden import awkward, pick
 from helpers.exercises.kernel import KernelExercise, Launch
 from helpers.exercises.microscope import accesses_of, observe, observed_mistakes
@@ -155,6 +156,25 @@ def _stored_by_every_pixel(kernels, n=40, block=16):
             for k in (0, 1)]
 
 
+def _max_into_range_0(run, case):
+    """range[1] kept its start, 0, with no race; a trace of a small image has every measured
+    pixel's thread update range[0] on two lines and range[1] on none, and range started at {0,
+    0} rose: an atomicMax went into range[0], the nearest's slot (atomicMin never raises it)."""
+    lines = _stored_by_every_pixel(run.kernel)
+    if lines is None or len(lines[0]) != 2 or lines[1] or \
+            observe(run.kernel, _launch(CASES[-1])).race is not None:
+        return
+    again = _run(run.kernel, dict(case, start=np.zeros(2, np.uint32)))
+    if again is None or not again.out.got[0]:
+        return
+    first, second = sorted(lines[0])
+    yield ("the atomicMax went into range[0], the nearest's slot, where it raises again what "
+           f"atomicMin lowered: every measured pixel's thread updated range[0] at lines {first} "
+           f"and {second} (a trace of a small image) and none range[1], which kept its start, 0; "
+           f"started at {{0, 0}}, range[0] rose to {again.out.got[0]}, which atomicMin never does",
+           "the farthest goes in range[1]: atomicMax(&range[1], d), beside atomicMin(&range[0], d)")
+
+
 def _range(depth):
     """[nearest, farthest] of depth's measured (non-zero) pixels."""
     measured = depth[depth > 0]
@@ -197,6 +217,7 @@ def _mistakes(case, run):
         yield ("the nearest depth came out 0: holes (depth 0, no measurement) were counted",
                "a hole is no point: return when d == 0, before touching range")
     if far == 0 and near != START[0]:
+        yield from _max_into_range_0(run, case)
         yield ("range[1] came out 0, the value it started with (or a hole's): no measured depth "
                "was kept as the farthest", "keep the farthest with atomicMax(&range[1], d), as "
                "the nearest with atomicMin(&range[0], d), and return when d == 0")
@@ -207,9 +228,9 @@ def _mistakes(case, run):
     if [near, far] == want:
         return
     yield from end_plus_1([near, far], want)
-    yield from _cut_to_a_byte(depth, [near, far], want)
+    yield from cut_to_a_byte(depth, [near, far], want)
     yield from rescaled(case, depth, [near, far], want)
-    yield from _first_threads_only(case, depth, [near, far], want)
+    yield from first_threads_only(case, depth, [near, far], want)
     if [near, far] == _range(depth[1:]):
         yield ("the range is that of pixels 1 to n - 1: pixel 0 was not looked at",
                "i is one too many: i = blockIdx.x * blockDim.x + threadIdx.x, no + 1 (thread 0 "
@@ -243,35 +264,6 @@ def _index_wrapped(case, run, want):
            f"at pixel {WRAP}, not the last, misses it too)",
            "an index up to n needs an int: int i = blockIdx.x * blockDim.x + threadIdx.x; (an "
            "unsigned short is for the depths, 0 to 65535 mm)")
-
-
-def _cut_to_a_byte(depth, got, want):
-    """d declared unsigned char: each depth cut to its low byte (depth & 0xFF), those whose low
-    byte is 0 skipped as holes; the range is that of the cut depths."""
-    cut = depth & 0xFF
-    if not cut.any() or got != _range(cut):
-        return
-    yield (f"range is {{{got[0]}, {got[1]}}}, expected {{{want[0]}, {want[1]}}}: the range of the "
-           "depths cut to their low byte (depth[i] & 0xFF, 0 to 255): d was declared unsigned "
-           f"char, one byte, and the depths reach {want[1]}, which takes two (an unsigned short)",
-           "keep the whole depth in an unsigned int, the type atomicMin and atomicMax take: "
-           "unsigned int d = depth[i];")
-
-
-def _first_threads_only(case, depth, got, want):
-    """The atomics only in each block's thread 0 (if (threadIdx.x == 0) around them, as for
-    dot_product's one atomic a block): the range of pixels 0, block, 2 block, ... alone."""
-    block = case["block"]
-    firsts = depth[::block]
-    if not firsts.any() or got != _range(firsts):
-        return
-    yield (f"range is {{{got[0]}, {got[1]}}}, expected {{{want[0]}, {want[1]}}}: the range of "
-           f"pixels 0, {block}, {2 * block}, ..., each block's first pixel only: the atomics ran "
-           "only in thread 0 of each block (threadIdx.x == 0), as dot_product's one atomic a "
-           "block does, so the other threads' depths were never looked at",
-           "every thread does both atomics for its own pixel, with no if around them: "
-           "atomicMin(&range[0], d) and atomicMax(&range[1], d) (each thread's d is a "
-           "measurement of its own, not a share of a block's sum)")
 
 
 def _lost(run, got, want):

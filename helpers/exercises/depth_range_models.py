@@ -1,5 +1,5 @@
 """Mistakes of ``depth_range`` read from the kernel's text or modelled from the range it gave
-(``helpers.exercises.depth_range``)."""
+(``helpers.exercises.depth_range``): the range of the pixels or the values a slip leaves."""
 
 from __future__ import annotations
 
@@ -129,3 +129,34 @@ def block_0_only(case, depth, got, again):
     if got == ends(depth[:block]):
         yield ("the range is that of block 0's pixels only",
                "every block has its pixels: i = blockIdx.x * blockDim.x + threadIdx.x")
+
+
+def cut_to_a_byte(depth, got, want):
+    """d declared unsigned char: each depth cut to its low byte (depth & 0xFF), those whose low
+    byte is 0 skipped as holes; the range is that of the cut depths."""
+    cut = depth & 0xFF
+    measured = cut[cut > 0]
+    if not measured.size or got != [int(measured.min()), int(measured.max())]:
+        return
+    yield (f"range is {{{got[0]}, {got[1]}}}, expected {{{want[0]}, {want[1]}}}: the range of the "
+           "depths cut to their low byte (depth[i] & 0xFF, 0 to 255): d was declared unsigned "
+           f"char, one byte, and the depths reach {want[1]}, which takes two (an unsigned short)",
+           "keep the whole depth in an unsigned int, the type atomicMin and atomicMax take: "
+           "unsigned int d = depth[i];")
+
+
+def first_threads_only(case, depth, got, want):
+    """The atomics only in each block's thread 0 (if (threadIdx.x == 0) around them, as for
+    dot_product's one atomic a block): the range of pixels 0, block, 2 block, ... alone."""
+    block = case["block"]
+    firsts = depth[::block]
+    measured = firsts[firsts > 0]
+    if not measured.size or got != [int(measured.min()), int(measured.max())]:
+        return
+    yield (f"range is {{{got[0]}, {got[1]}}}, expected {{{want[0]}, {want[1]}}}: the range of "
+           f"pixels 0, {block}, {2 * block}, ..., each block's first pixel only: the atomics ran "
+           "only in thread 0 of each block (threadIdx.x == 0), as dot_product's one atomic a "
+           "block does, so the other threads' depths were never looked at",
+           "every thread does both atomics for its own pixel, with no if around them: "
+           "atomicMin(&range[0], d) and atomicMax(&range[1], d) (each thread's d is a "
+           "measurement of its own, not a share of a block's sum)")

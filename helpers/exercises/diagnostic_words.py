@@ -1,5 +1,5 @@
-"""Words that the compile-error rules share (compile_errors, fragment_types): where a
-record lies, and a noun with its article."""
+"""Words that the compile-error rules share (compile_errors, fragment_types, warp_reduce):
+where a record lies, and a noun with its article."""
 
 
 def where(d, path: str) -> str:

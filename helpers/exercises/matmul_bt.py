@@ -20,11 +20,10 @@ from helpers.exercises.failure import Failure
 from helpers.exercises.microscope import observe, race_mistake, syncwarp_between
 from helpers.exercises.verdict import did_not_finish, matches
 from helpers.exercises.origin import Wrong
-from helpers.exercises.matmul_bt_models import (TILE, c_rows_k_apart, guarded_by_the_other_side,
-                                                index_from_the_other_thread_side, loads as _loads,
-                                                row_alone, row_from_blockidx_x, rows_apart as _rows_apart,
-                                                tiles_transposed,
-                                                store_guard_against_a_side, tiled as _tiled)
+from helpers.exercises.matmul_bt_models import (
+    TILE, bt_k_guard_from_ty, c_rows_k_apart, guarded_by_the_other_side,
+    index_from_the_other_thread_side, loads as _loads, row_alone, row_from_blockidx_x,
+    rows_apart as _rows_apart, store_guard_against_a_side, tiled as _tiled, tiles_transposed)
 
 RTOL, ATOL = 1e-4, 1e-4
 
@@ -119,6 +118,7 @@ def _mistakes(kernels, case):
     if np.allclose(got, _tiled(a, bt, a_by_col=True), RTOL, ATOL):   # before the race check's crash
         yield A_BY_COLUMN
     yield from guarded_by_the_other_side(got, a, bt, RTOL, ATOL)
+    yield from bt_k_guard_from_ty(got, a, bt, RTOL, ATOL)
     yield from _races(kernels)
     yield from _tiles_not_shared(kernels)
     if np.allclose(got, _tiled(a, bt, as_down=True), RTOL, ATOL) and _transposed(kernels, "As"):

@@ -1,8 +1,9 @@
 """The NumPy models of ``helpers.exercises.matmul_bt``'s kernel (C = A Bt^T in 16 x 16 tiles):
 the tiles computed with their loads, reads or inner loop changed (``tiled``), the known
-mistakes of the loads (``loads``), each tile of C transposed (``tiles_transposed``), and a load
-guarded by its row alone (``k_unguarded``); C stored with rows K apart (``c_rows_k_apart``), or
-with the store's guard against another size (``store_guard_against_a_side``)."""
+mistakes of the loads (``loads``), each tile of C transposed (``tiles_transposed``), a load
+guarded by its row alone (``k_unguarded``), and Bt's guarded on k by ty (``bt_k_guard_from_ty``);
+C stored with rows K apart (``c_rows_k_apart``), or with the store's guard against another size
+(``store_guard_against_a_side``)."""
 
 from __future__ import annotations
 
@@ -144,6 +145,33 @@ def guarded_by_the_other_side(got, a, bt, rtol, atol):
                    f"so C's {part} {bound} to {size - 1} came out 0",
                    f"{name}'s rows are C's {part}, {own} of them: guard its load with {row} < "
                    f"{own} && k < K")
+
+
+def bt_k_guard_from_ty(got, a, bt, rtol, atol):
+    """Bt's load guarded on k by phase * TILE + ty < K, matmul_tiled's guard for B (whose tile
+    runs down k, with ty), while it reads column phase * TILE + tx (Bt's runs along k, with tx):
+    in the last phase the tile's rows ty < K - start read on past column K - 1 into the next row
+    of Bt (NaN past Bt's end, where the simulator stops), the others load 0.0f in every column.
+    Yields (problem, hint) where ``got`` is that C, K not a multiple of the tile (else it is right)."""
+    (n, k), start = bt.shape, (-(-bt.shape[1] // TILE) - 1) * TILE   # the last phase's first column
+    if not k % TILE or not n:
+        return
+    kk, rows = np.arange(start + TILE), np.arange(n)[:, None]
+    read = kk // TILE * TILE + rows % TILE < k   # bt_row = blockIdx.x * TILE + ty: ty = row % TILE
+    tiles = np.where(read, np.append(bt, np.nan)[np.minimum(rows * k + kk, bt.size)], 0.0)
+    model = np.pad(a.astype(np.float64), ((0, 0), (0, start + TILE - k))) @ tiles.T
+    if not np.allclose(got, model, rtol, atol):
+        return
+    own, end = k - start, start + TILE - 1
+    belong = {1: f"column {start}", 2: f"columns {start} and {k - 1}"}.get(
+        own, f"columns {start} to {k - 1}")
+    yield (f"Bt's load tests k with ty, phase * TILE + ty < K, but reads Bt at column phase * "
+           f"TILE + tx: in the last phase (columns {start} to {end}, K = {k}) the tile's rows "
+           f"ty < {own} read columns {k} to {end}, past their row's end, on into the next row of "
+           f"Bt, and its rows ty >= {own} loaded 0.0f where {belong} belong. matmul_tiled's guard "
+           "for B tests ty because B's tile runs down k; Bt's runs along k, with tx",
+           "guard the column the load reads: Bs[ty][tx] = (bt_row < N && phase * TILE + tx < K) "
+           "? Bt[bt_row * K + phase * TILE + tx] : 0.0f")
 
 
 def store_guard_against_a_side(run, rtol, atol):

@@ -147,6 +147,14 @@ WRONG = {
     "only_z_is_nan": ([(NAN, '        xyz[i] = xyz[n + i] = 0.0f;\n'
                              '        xyz[2 * n + i] = nanf("");\n')],
                       "only some of X, Y and Z are NaN"),
+    # blind audit AB (was 'at some pixels only some of X, Y and Z are NaN ... Hint: ... write
+    # nanf("") into xyz[i], xyz[n + i] and xyz[2 * n + i], then return', the plane not named):
+    # X and Y NaN in an if/else, the stub's store of Z after it, for every pixel
+    "z_stored_after_the_if_else": ([(NAN + "        return;\n    }\n" + X + Y + Z,
+                                     '        xyz[i] = xyz[n + i] = nanf("");\n    } else {\n'
+                                     "    " + X + "    " + Y + "    }\n" + Z)],
+                                   ["X and Y are NaN, Z not: Z holds the pixel's depth z",
+                                    "Hint: write nanf(\"\") into the Z plane there too"]),
     # blind audit R4 (was '731 of 1665 pixels were never written ... Hint: every pixel needs a
     # thread: u = ...'): the NaN stored as an interleaved point
     "nan_as_an_interleaved_point": ([(NAN, '        xyz[3 * i] = xyz[3 * i + 1] = xyz[3 * i + 2] '

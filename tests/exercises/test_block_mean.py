@@ -107,6 +107,14 @@ WRONG = {
                         ["data race on y[", "two threads store into the same element"]),
     "tile_declared_too_small": ([("__shared__ float tile[BLOCK];", "__shared__ float tile[BLOCK / 2];")],
                                 ["past the size it was declared with", "declared"]),
+    # blind audit AB (was 'means[0] = -6.62e+35, but the mean of that block is -0.0287...
+    # Hint: add up tile[0] to tile[count - 1] and divide by count', which the kernel did): bug 3
+    # fixed with a local sum never set to 0, the planted bug's 'whatever was there' again
+    "sum_never_set_to_0": ([("float sum = 0.0f; ", "float sum;      ")],
+                           ["sum (declared at line ", ") is read before anything is stored in it",
+                            "bug 3's mistake again, in a local",
+                            "Hint: give sum a value where it is declared, before the loop adds "
+                            "to it: float sum = 0.0f;"]),
     "int_sum": ([("float sum = 0.0f;", "int sum = 0;")],
                 ["int", "float sum = 0.0f"]),
     # blind audit TPA-block_mean-1 (was '... indexed an array past the size it was declared with

@@ -149,6 +149,13 @@ WRONG = {
                          "three planes n apart", "points[3 * k + 1] = Y"),
     "hole_test_on_the_slot": ([("if (!(xyz[2 * n + i] > 0.0f))", "if (slot[i] == 0)")],
                               "the hole test let holes through", "NaN > 0.0f is false"),
+    # blind audit AB (was 'holes were written into the list: the last pixel, a hole, wrote row
+    # 730, one past the end ... Hint: a hole's Z is NaN ...', silent on why only the last hole
+    # got through): the hole told from the slots, slot[i + 1] == slot[i], which reads slot[n]
+    "hole_test_from_the_next_slot": ([("if (!(xyz[2 * n + i] > 0.0f))", "if (slot[i + 1] == slot[i])")],
+                                     "for the last pixel, i = n - 1, that is slot[n], past the end "
+                                     "of slot's n elements",
+                                     "test the pixel itself: a hole's Z is NaN"),
     "slot_of_the_pixel_before": ([("int k = slot[i];", "int k = slot[i - 1];")],
                                  "before the start", "slot[i - 1] reads before slot's start"),
     # every thread does the whole cloud, as a Python loop would: the right rows, each written by

@@ -56,6 +56,12 @@ WRONG = {
                                                    "    atomicMax(&range[0], d);\n")],
                                         "range[0] got the atomicMax and range[1] the atomicMin",
                                         "range[0] is the nearest, range[1] the farthest"),
+    # blind audit AB (was 'range[1] came out 0, the value it started with (or a hole's): no
+    # measured depth was kept as the farthest ... Hint: keep the farthest with atomicMax(&range[1],
+    # d), ...', as for a missing atomicMax): the atomicMax into range[0], the nearest's slot
+    "atomic_max_into_range_0": ([("atomicMax(&range[1], d);", "atomicMax(&range[0], d);")],
+                                "the atomicMax went into range[0], the nearest's slot",
+                                "the farthest goes in range[1]: atomicMax(&range[1], d)"),
     "only_block_0": ([("blockIdx.x * blockDim.x + threadIdx.x", "threadIdx.x")],
                      "block 0's pixels only", "blockIdx.x * blockDim.x"),
     # blind audit TIA-depth_range-1: the atomics only in thread 0 of each block, dot_product's

@@ -178,6 +178,15 @@ WRONG = {
                            "Bt's load is guarded by bt_row < M, where N belongs: Bt has N = 64 "
                            "rows, but its rows 48 to 63 were loaded as 0.0f, so C's columns 48 to "
                            "63 came out 0"),
+    # blind audit AB (was 'the kernel failed on the simulator: ... a read of Bt[234] ... 1 element
+    # past the end of its 234 ... Hint: each load needs its own guard: ...', every guard restated):
+    # matmul_tiled's B guard carried over, k tested with ty where the load reads column tx's
+    "bt_k_guard_from_ty": ([(LOAD_B, "Bs[ty][tx] = (phase * TILE + ty < K && bt_row < N) ? "
+                                     "Bt[bt_row * K + k] : 0.0f;")],
+                           "Bt's load tests k with ty, phase * TILE + ty < K, but reads Bt at "
+                           "column phase * TILE + tx",
+                           "Hint: guard the column the load reads: Bs[ty][tx] = (bt_row < N && "
+                           "phase * TILE + tx < K)"),
     "bt_guard_without_k": ([("(bt_row < N && k < K)", "(bt_row < N)")],
                            "Hint: guard Bt's element by both its indices: Bs[ty][tx] = (bt_row < N "
                            "&& k < K) ? Bt[bt_row * K + k] : 0.0f"),

@@ -7,7 +7,8 @@ import re
 
 import pytest
 
-from kernel_sources import compile_variant_pairs, simulator_only, solution, variant
+from kernel_sources import (assert_refused_and_named, compile_variant_pairs, simulator_only,
+                            solution, variant)
 
 from helpers.exercises import matvec_warp as checker
 
@@ -318,3 +319,20 @@ def test_the_stub_as_shipped_is_not_yet():
     verdict = checker.check_matvec_warp()
     assert verdict.passed is False
     assert verdict.problem.startswith("y is 0 everywhere")
+
+
+# Mistakes the compiler refuses, each named from the simulator's record of g++'s first error.
+DOES_NOT_COMPILE = {
+    # blind audit AB (was 'does not compile. Hint: read the compiler's first error'): warp_sum
+    # written as notebook 07's one-instruction count, __reduce_add_sync, on the float v
+    "reduce_add_sync_on_a_float": ([("    for (int offset = 16; offset > 0; offset /= 2)\n" + SHUFFLE
+                                     + "    return v;", "    return __reduce_add_sync(0xffffffff, v);")],
+                                   {"problem": "line 9 gives __reduce_add_sync a float, v: it adds "
+                                               "32-bit integers only",
+                                    "hint": "v += __shfl_down_sync(0xffffffff, v, offset)"}),
+}
+
+
+@pytest.mark.parametrize("name", sorted(DOES_NOT_COMPILE))
+def test_a_mistake_the_compiler_refuses_is_named(name):
+    assert_refused_and_named(checker.check_matvec_warp, "matvec_warp", name, *DOES_NOT_COMPILE[name])
