@@ -14,13 +14,14 @@ import numpy as np
 from helpers.exercises import flat_split, near, speed
 from helpers.exercises.box_blur_loads import (clamped_before_offset, clamped_short, diagonal,
                                               late_start, not_shared, origin_shifted,
-                                              stored_at_own_slot, tiled)
+                                              stored_at_own_slot, tile_races, tile_steps,
+                                              tiled)
 from helpers.exercises.common import Input, Output, close
 from helpers.exercises.coverage import (Grid, Words, column_guard_only, never_written,
                                         past_the_end, reached)
 from helpers.exercises.hidden import awkward
 from helpers.exercises.kernel import KernelExercise, Launch
-from helpers.exercises.microscope import body_words, observe, race_mistake
+from helpers.exercises.microscope import body_words, kernel_words, observe, race_mistake
 from helpers.exercises.verdict import matches
 
 RADIUS, BLOCK = 2, (32, 8, 1)
@@ -144,13 +145,14 @@ def _mistakes(case, run):
     if case == CASES[0]:
         seen = observe(run.kernel, run.launch)
         if seen.error:
-            yield from _tile_races(seen.error)
+            yield from tile_races(seen.error, BLOCK, RADIUS)
             yield race_mistake(seen.error, "each thread stores only its own pixel, "
                                            "out[y * width + x]", block=BLOCK, refine=_refine)
             return
     want = reference(run.model)
     if not close(run.out.got, want):
         yield from stored_at_own_slot(run.model, run.out.got, want, BLOCK, RADIUS)
+        yield from _divided_then_multiplied(run.kernel, run.out.got, want)
         yield from matches(run.out.got, _models(run.model), close)
         yield from late_start(run.out.got, want, BLOCK, RADIUS)
         yield from matches(run.out.got, _tiled_models(run.model),
@@ -159,28 +161,35 @@ def _mistakes(case, run):
         yield from _located(run.out.got, want)
 
 
-def _tile_races(error):
-    """Two threads of one row of the block, BLOCK_Y apart, that both stored one tile element: the
-    loop over tx steps by BLOCK_Y. A tile row stored on the writer's second trip round the loop
-    over ty, read by a thread that makes one: a barrier inside that loop."""
-    if (error.kind, error.space, error.array) != ("race", "shared", "tile") or \
-            error.first.block != error.second.block:
+def _divided_then_multiplied(kernels, got, want):
+    """The window's plain sum stored (the results 25 times too large), and the kernel's body
+    divides by an operand and multiplies by the same one next, sum / A * A: / and * go left to
+    right, so the multiplication undoes the division (the operand's words, from the source)."""
+    text = kernel_words(kernels)
+    if text is None or not close(got, want * np.float32(len(WINDOW) ** 2)):
         return
-    (x1, y1, _), (x2, y2, _) = error.first.thread, error.second.thread
-    if error.hazard == "write-after-write" and y1 == y2 and (x1 - x2) % BLOCK[1] == 0:
-        yield (f"{error.summary}: threads {abs(x1 - x2)} apart in a row of the block stored the "
-               "same tile element, so the loop over tx steps by BLOCK_Y",
-               "a row of the block has BLOCK_X threads, which between them load BLOCK_X "
-               "neighbouring columns of the tile: step tx by BLOCK_X (tx += BLOCK_X), and ty by "
-               "BLOCK_Y")
-    row = error.element // TILE_X
-    if error.hazard == "read-after-write" and row == y1 + BLOCK[1] and y2 + BLOCK[1] >= TILE_Y:
-        yield (f"{error.summary}: tile row {row} was stored on thread ({x1}, {y1}, 0)'s second "
-               f"trip round the loop over ty, which thread ({x2}, {y2}, 0) never makes ({y2} + "
-               "BLOCK_Y >= TILE_Y): threads making two trips and one pass a __syncthreads() "
-               "inside that loop a different number of times, so it no longer holds the readers "
-               "back", "put the __syncthreads() after both loops, where every thread reaches it "
-               "once, when the whole tile is loaded")
+    source, tokens, words, body, end = text
+    for k in (k for k in range(body + 1, end - 3) if words[k] == "/"):
+        a = _operand_end(tokens, words, k + 1)
+        if words[a + 1] != "*" or words[k + 1:a + 1] != \
+                words[a + 2:_operand_end(tokens, words, a + 2) + 1]:
+            continue
+        left = words[k - 1] if words[k - 1].isidentifier() else "the sum"
+        divisor = source[tokens[k + 1].start:tokens[a].end]
+        yield (f"the results are 25 times too large, the window's plain sum: {left} / {divisor} "
+               f"* {divisor} divides by {divisor} and then multiplies by {divisor} again: / and * "
+               f"go left to right, so C reads it as ({left} / {divisor}) * {divisor}, and the "
+               "multiplication undoes the division", "the divisor needs its own parentheses: "
+               f"{left} / ((2 * RADIUS + 1) * (2 * RADIUS + 1)), the window's 25 pixels")
+        return
+
+
+def _operand_end(tokens, words, i):
+    """The index of the last word of the operand that starts at word i: its ")" where it is
+    in parentheses, else word i itself."""
+    from helpers.sim.compile.kernel_text import closing
+
+    return closing(tokens, i) if words[i] == "(" else i
 
 
 def _models(image):
@@ -255,7 +264,7 @@ def _tiled_models(image):
                "around its own pixel, so the tile is a patchwork of shifted pieces", "the tile's "
                "origin is the block's, the same for every thread of it: x0 = blockIdx.x * "
                "BLOCK_X - RADIUS, y0 = blockIdx.y * BLOCK_Y - RADIUS")
-    yield from _tile_steps(image)
+    yield from tile_steps(image, BLOCK, RADIUS)
     for name, index, model in (
             ("x0", "blockIdx.y", dict(x0=lambda bx, by, i, j: by * bw - RADIUS)),
             ("x0", "threadIdx.x", dict(x0=lambda bx, by, i, j: i * bw - RADIUS)),
@@ -286,33 +295,6 @@ def _tiled_models(image):
                 for _, (axis, c), span in spans), "; ".join(
                 f"{v} runs from 0 to 2 * RADIUS, both included: for (int {v} = 0; {v} <= 2 * "
                 f"RADIUS; {v}++)" for v, _, _ in spans))
-
-
-def _tile_steps(image):
-    """(result, problem, hint) of a tile's origin that steps by another length than its block's
-    side: the tile's side, blockIdx.x * TILE_X - RADIUS (or the same down the rows), where the
-    blocks' pixels lie BLOCK_X apart; or the block's other side, blockIdx.y * BLOCK_X - RADIUS."""
-    sides = {"BLOCK_X": BLOCK[0], "BLOCK_Y": BLOCK[1], "TILE_X": TILE_X, "TILE_Y": TILE_Y}
-    for name, step, block, what, lines in (("x0", "TILE_X", "BLOCK_X", "column", "columns"),
-                                           ("y0", "TILE_Y", "BLOCK_Y", "row", "rows"),
-                                           ("x0", "BLOCK_Y", "BLOCK_X", "column", "columns"),
-                                           ("y0", "BLOCK_X", "BLOCK_Y", "row", "rows")):
-        origin = {name: lambda bx, by, i, j, k=sides[step]: (bx, by)[name == "y0"] * k - RADIUS}
-        right = f"{name} = blockIdx.{name[0]} * {block} - RADIUS"
-        if step.startswith("TILE"):
-            yield (_tiled(image, **origin), f"the tile's origin {name} stepped by {step}, the "
-                   f"tile's side, from block to block, where the blocks' pixels lie {block} "
-                   f"apart: block b's pixels got the blur of the pixels 2 * RADIUS * b {lines} "
-                   f"further on (right in the first block only)", "the tiles overlap by their "
-                   f"halos, but the blocks do not: {right}")
-            continue
-        apart, b = sides[step] - sides[block], f"blockIdx.{name[0]} = b"
-        yield (_tiled(image, **origin), f"the tile's {what} origin {name} was scaled by {step} "
-               f"({sides[step]}) where {block} ({sides[block]}) belongs: the tile of the blocks "
-               f"with {b} starts {sides[step]} * b {lines} in while their pixels lie "
-               f"{sides[block]} * b {lines} in, so they got the blur of the pixels {abs(apart)} * "
-               f"b {lines} {'further on' if apart > 0 else 'back'} (clamped to the image; right "
-               f"where b = 0 only)", f"a block is BLOCK_X wide and BLOCK_Y tall: {right}")
 
 
 def _located(got, want):

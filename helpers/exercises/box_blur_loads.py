@@ -1,6 +1,7 @@
 """Models of ``box_blur``'s tile loaded wrongly (``helpers.exercises.box_blur``), from what the
 kernel gave: each block's tile of ``block`` plus a halo of ``radius`` pixels on every side, loaded
-by the loops ``for (ty = threadIdx.y; ty < TILE_Y; ty += BLOCK_Y)`` and the same over tx."""
+by the loops ``for (ty = threadIdx.y; ty < TILE_Y; ty += BLOCK_Y)`` and the same over tx; and the
+races of those loops that the race check finds (``tile_races``)."""
 
 from __future__ import annotations
 
@@ -206,3 +207,59 @@ def clamped_before_offset(image, block, radius, junk):
                f"{radius} {axis} {edges[2]} of where they belong{past}: pixel (x=0, y=0) came "
                f"out {model[0, 0]:.4f}, its blur {right[0, 0]:.4f}", f"clamp the pixel's "
                f"{axis[:-1]}, after adding {t}: clamp_index({n} + {t}, {size})")
+
+
+def tile_steps(image, block, radius):
+    """(result, problem, hint) of a tile's origin that steps by another length than its block's
+    side: the tile's side, blockIdx.x * TILE_X - RADIUS (or the same down the rows), where the
+    blocks' pixels lie BLOCK_X apart; or the block's other side, blockIdx.y * BLOCK_X - RADIUS
+    (blocks of ``block``, a halo of ``radius``)."""
+    sides = {"BLOCK_X": block[0], "BLOCK_Y": block[1], "TILE_X": block[0] + 2 * radius,
+             "TILE_Y": block[1] + 2 * radius}
+    for name, step, side, what, lines in (("x0", "TILE_X", "BLOCK_X", "column", "columns"),
+                                          ("y0", "TILE_Y", "BLOCK_Y", "row", "rows"),
+                                          ("x0", "BLOCK_Y", "BLOCK_X", "column", "columns"),
+                                          ("y0", "BLOCK_X", "BLOCK_Y", "row", "rows")):
+        model = tiled(image, block, radius, **{name: lambda bx, by, i, j, k=sides[step]: (
+            bx, by)[name == "y0"] * k - radius})
+        right = f"{name} = blockIdx.{name[0]} * {side} - RADIUS"
+        if step.startswith("TILE"):
+            yield (model, f"the tile's origin {name} stepped by {step}, the tile's side, from "
+                   f"block to block, where the blocks' pixels lie {side} apart: block b's pixels "
+                   f"got the blur of the pixels 2 * RADIUS * b {lines} further on (right in the "
+                   "first block only)", "the tiles overlap by their halos, but the blocks do "
+                   f"not: {right}")
+            continue
+        apart, b = sides[step] - sides[side], f"blockIdx.{name[0]} = b"
+        yield (model, f"the tile's {what} origin {name} was scaled by {step} ({sides[step]}) "
+               f"where {side} ({sides[side]}) belongs: the tile of the blocks "
+               f"with {b} starts {sides[step]} * b {lines} in while their pixels lie "
+               f"{sides[side]} * b {lines} in, so they got the blur of the pixels {abs(apart)} * "
+               f"b {lines} {'further on' if apart > 0 else 'back'} (clamped to the image; right "
+               f"where b = 0 only)", f"a block is BLOCK_X wide and BLOCK_Y tall: {right}")
+
+
+def tile_races(error, block, radius):
+    """Two threads of one row of the block, BLOCK_Y apart, that both stored one tile element: the
+    loop over tx steps by BLOCK_Y. A tile row stored on the writer's second trip round the loop
+    over ty, read by a thread that makes one: a barrier inside that loop (blocks of ``block``, a
+    halo of ``radius``: the race check's ``error``)."""
+    tile_x, tile_y = block[0] + 2 * radius, block[1] + 2 * radius
+    if (error.kind, error.space, error.array) != ("race", "shared", "tile") or \
+            error.first.block != error.second.block:
+        return
+    (x1, y1, _), (x2, y2, _) = error.first.thread, error.second.thread
+    if error.hazard == "write-after-write" and y1 == y2 and (x1 - x2) % block[1] == 0:
+        yield (f"{error.summary}: threads {abs(x1 - x2)} apart in a row of the block stored the "
+               "same tile element, so the loop over tx steps by BLOCK_Y",
+               "a row of the block has BLOCK_X threads, which between them load BLOCK_X "
+               "neighbouring columns of the tile: step tx by BLOCK_X (tx += BLOCK_X), and ty by "
+               "BLOCK_Y")
+    row = error.element // tile_x
+    if error.hazard == "read-after-write" and row == y1 + block[1] and y2 + block[1] >= tile_y:
+        yield (f"{error.summary}: tile row {row} was stored on thread ({x1}, {y1}, 0)'s second "
+               f"trip round the loop over ty, which thread ({x2}, {y2}, 0) never makes ({y2} + "
+               "BLOCK_Y >= TILE_Y): threads making two trips and one pass a __syncthreads() "
+               "inside that loop a different number of times, so it no longer holds the readers "
+               "back", "put the __syncthreads() after both loops, where every thread reaches it "
+               "once, when the whole tile is loaded")

@@ -13,11 +13,11 @@ import numpy as np
 from helpers.exercises import speed, unset as unset_reads
 from helpers.exercises.common import Input, Output
 from helpers.exercises.dot_product_models import (first_warp_read_nothing, model, one_sum_past,
-                                                 wrong_sums)
+                                                 store_before_the_sums, wrong_sums)
 from helpers.exercises.hidden import awkward
 from helpers.exercises.kernel import KernelExercise, Launch
 from helpers.exercises.microscope import (accesses_of, body_words, kernel_words, observe,
-                                         observed_mistakes)
+                                         observed_mistakes, syncwarp_between)
 from helpers.exercises.verdict import matches
 
 RTOL, GUARD = 1e-5, 16
@@ -89,7 +89,7 @@ def _refine(failure):
                "it, let lane 0 of each warp write its sum to warp_sums[warp] and the first warp "
                "add them after a __syncthreads()")
     if shared and err.hazard == "write-after-write":
-        yield from _store_before_the_sums(err)
+        yield from store_before_the_sums(err)
         yield ("two threads store into one element of warp_sums: only lane 0 of each warp stores "
                "its warp's sum, at its warp's place: if (lane == 0) warp_sums[warp] = v")
     if shared and failure.between == "lanes":
@@ -101,19 +101,12 @@ def _refine(failure):
                "every thread of the block) before the first warp reads warp_sums")
 
 
-def _store_before_the_sums(err):
-    """The hint for a store into warp_sums[w] by a thread of another warp, not its lane 0
-    (zeroing warp_sums), that races with lane 0 of warp w storing its warp's sum there (no barrier between)."""
-    ours = [a for a in (err.first, err.second) if a.thread[0] == 32 * err.element]
-    other = [a for a in (err.first, err.second)
-             if a.thread[0] // 32 != err.element and a.thread[0] % 32]   # not a lane 0
-    if len(ours) == len(other) == 1:
-        yield (f"thread {other[0].thread[0]}'s store into warp_sums[{err.element}] at "
-               f"{other[0].line} (as when the first warp zeroes warp_sums) needs a "
-               f"__syncthreads() after it, before lane 0 of warp {err.element} stores its warp's "
-               "sum there, or either may come last; or leave it out: the first warp reads only "
-               "the sums the warps stored, warp_sum(lane < blockDim.x / 32 ? warp_sums[lane] : "
-               "0.0f)")
+def _with_the_source(kernels):
+    """``_refine``, after a race between warps across a __syncwarp() (``syncwarp_between``)."""
+    def refine(failure):
+        yield from syncwarp_between(kernels, failure)
+        yield from _refine(failure)
+    return refine
 
 
 def _launch(case):
@@ -134,7 +127,8 @@ def _mistakes(case, run):
     if np.isnan(got):  # a race explains a NaN too: the barrier before reading shared memory
         yield from _one_sum_too_many(kernels)
         yield from _added_into_unset(kernels)
-        yield from observed_mistakes(_observe(kernels), _refine, wrong="the sum is NaN")
+        yield from observed_mistakes(_observe(kernels), _with_the_source(kernels),
+                                     wrong="the sum is NaN")
         yield from _unset(kernels)
         yield from _first_warp_only(kernels)
         yield ("the result is NaN: the kernel read x or y past n (they hold NaN there), or an "
@@ -158,7 +152,8 @@ def _mistakes(case, run):
     yield from _slot_a_block(kernels, got, products, case)
     yield from _whole_warps_stored(kernels)
     yield from _one_sum_too_many(kernels)
-    yield from observed_mistakes(_observe(kernels), _refine, wrong="the sum is wrong")  # likeliest
+    yield from observed_mistakes(_observe(kernels), _with_the_source(kernels),  # likeliest
+                                 wrong="the sum is wrong")
     yield from _added_into_unset(kernels)
     yield from _warps_placed_in_grid(kernels)
     yield from matches(got, wrong_sums(products, case["block"], case["grid"]), _close)
@@ -347,7 +342,7 @@ def _observed_mistakes(kernels, case):
     seen = _observe(kernels, case)
     if seen.error is not None:
         yield from _whole_warps_stored(kernels)
-    yield from observed_mistakes(seen, _refine)
+    yield from observed_mistakes(seen, _with_the_source(kernels))
     yield from _one_sum_too_many(kernels)
     yield from _added_into_unset(kernels)
     if not seen.error and np.isnan(seen.outs[0].got[0]):

@@ -1,6 +1,7 @@
 """The NumPy models of notebook 07's dot product that ``helpers.exercises.dot_product`` compares
 a kernel's sum with: the plan's wrong shapes, modelled whole (``SHAPES``, ``model``), and the sums
-of known parts of the products (``wrong_sums``)."""
+of known parts of the products (``wrong_sums``); and the hint for a store into warp_sums that
+races with a warp's sum (``store_before_the_sums``)."""
 
 from __future__ import annotations
 
@@ -255,3 +256,19 @@ def one_sum_past(words, warps, array):
             f"block's {warps} (a + 1 or a rounding up of blockDim.x / 32)", "a block's threads "
             "come in whole warps (blockDim.x is a multiple of 32), so it has exactly "
             "blockDim.x / 32 of them: warps = blockDim.x / 32")
+
+
+def store_before_the_sums(err):
+    """The hint for a store into warp_sums[w] by a thread of another warp, not its lane 0
+    (zeroing warp_sums), that races with lane 0 of warp w storing its warp's sum there (no
+    barrier between): the race check's error ``err``, read by its fields."""
+    ours = [a for a in (err.first, err.second) if a.thread[0] == 32 * err.element]
+    other = [a for a in (err.first, err.second)
+             if a.thread[0] // 32 != err.element and a.thread[0] % 32]   # not a lane 0
+    if len(ours) == len(other) == 1:
+        yield (f"thread {other[0].thread[0]}'s store into warp_sums[{err.element}] at "
+               f"{other[0].line} (as when the first warp zeroes warp_sums) needs a "
+               f"__syncthreads() after it, before lane 0 of warp {err.element} stores its warp's "
+               "sum there, or either may come last; or leave it out: the first warp reads only "
+               "the sums the warps stored, warp_sum(lane < blockDim.x / 32 ? warp_sums[lane] : "
+               "0.0f)")

@@ -7,9 +7,10 @@ the right halo of the last block is in[n], past the end), the output poisoned an
 input between junk; the first case also runs on the simulator, race-checked and
 traced. Wrong values are matched with known mistakes, then with models of what a kernel computes
 whose halos hold other inputs or were never loaded, or whose difference takes other neighbours or
-another factor (``_windowed``), then located: at the ends of the array (the halo not clamped), at
-the last output (threads past n returned before loading), at the blocks' edges (no halo). A right kernel is rated (``_fast``): FAST on the simulator when the trace shows
-the window read from shared memory, on a GPU by events against a copy's bandwidth.
+another factor (``_windowed``), then located: at the ends of the array (the halo not clamped, or
+its load skipped there), at the last output (threads past n returned before loading), at the
+blocks' edges (no halo). A right kernel is rated (``_fast``): FAST on the simulator when the
+trace shows the window read from shared memory, on a GPU by events against a copy's bandwidth.
 """
 
 from __future__ import annotations
@@ -21,8 +22,9 @@ import numpy as np
 from helpers.exercises import speed
 from helpers.exercises.common import Input, Output, one_further
 from helpers.exercises.gradient_models import (doubled_offset, fits, halo_by_thread, halo_from_slot,
-                                              own_load_unclamped, past_the_window, shifted_centre,
-                                              stored_at_thread, windowed, wrapped_ends)
+                                              halo_skipped, own_load_unclamped, past_the_window,
+                                              shifted_centre, stored_at_thread, windowed,
+                                              wrapped_ends)
 from helpers.exercises.hidden import awkward, pick
 from helpers.exercises.kernel import KernelExercise, Launch
 from helpers.exercises.microscope import observe, race_mistake
@@ -116,7 +118,7 @@ def _mistakes(case, run):
             yield problem, FORMULA_HINT
     where, lane = f"{wrong.size} of {n} outputs are wrong (the first is out[{wrong[0]}])", wrong % block
     yield from _last_skipped(run, block, wrong)
-    unloaded = _unloaded(run.kernel) if case == CASES[0] else None
+    unloaded = getattr(_unloaded(run.kernel), "element", None) if case == CASES[0] else None
     yield from _right_halo(run, block, wrong, unloaded)
     yield from halo_by_thread(run, block, wrong)
     yield from halo_from_slot(run, block, wrong)
@@ -131,7 +133,7 @@ def _mistakes(case, run):
               "thread after the last loaded in[n] as its right neighbour",
               "clamp every index i >= n to the last: i >= n ? n - 1 : i")
     yield from _halo_clamped_short(run, block, wrong)
-    yield from _zero_past_n(run, wrong, where)
+    yield from _end_unloaded(run, case, wrong, where)
     if wrong.tolist() == [n - 1]:
         yield (f"{where}, the last alone: its right neighbour, loaded by the thread after it, "
                "is missing", "every thread loads its element (clamped), those past n too: "
@@ -164,6 +166,15 @@ def _last_skipped(run, block, wrong):
                "after the barrier")
 
 
+def _end_unloaded(run, case, wrong, where):
+    """An end's output wrong, its neighbour never loaded: the halo's load skipped there (the init
+    check of the case's launch finds the read), or the threads past n loading 0."""
+    n, block = case
+    if set(wrong.tolist()) <= {0, n - 1}:
+        yield from halo_skipped(run, block, wrong, _unloaded(run.kernel, case), where)
+    yield from _zero_past_n(run, wrong, where)
+
+
 def _zero_past_n(run, wrong, where):
     """The last output alone wrong, (0 - in[n - 2]) / 2: its right neighbour, the thread past n's
     s[j], held 0, loaded as 0.0f (the init check of the first case finds no slot of s read
@@ -181,15 +192,15 @@ def _zero_past_n(run, wrong, where):
            "in[min(i, n - 1)], not 0.0f")
 
 
-def _unloaded(kernels):
-    """The element of s that the simulator's init check found read before any thread of its
-    block loaded it, on the first case (None when it found none)."""
+def _unloaded(kernels, case=CASES[0]):
+    """The simulator's init check's read of an element of s before any thread of its block
+    loaded it, in ``case``'s launch: its error (None when it found none)."""
     from helpers.sim.settings import settings
 
     with settings.changed(initcheck=True):
-        error = observe(kernels, _launch(CASES[0]), key="initcheck").error
+        error = observe(kernels, _launch(case), key=f"initcheck {case}").error
     if getattr(error, "kind", None) == "uninitialised read" and error.space == "shared":
-        return error.element
+        return error
     return None
 
 

@@ -183,3 +183,26 @@ def wrapped_ends(run, wrong):
            "outputs are wrong)", "the gradient clamps at the ends: in clamp_index(i, n) "
            + " and ".join(sides[k][5] for k in wrong.tolist()) + ", and every index into in "
            "goes through it, as s[0] = in[clamp_index(i - 1, n)] does")
+
+
+def halo_skipped(run, block, wrong, error, where):
+    """An end of the array wrong, and the init check of its launch (``error``) finds its halo
+    read before any thread stored it: s[0] in block 0, or s[blockDim.x + 1] in the last block
+    (a full one): the halo's load left out where its neighbour lies outside the array (a
+    condition on it, such as i > 0), where it belongs clamped."""
+    n = run.model.size
+    sides = {(0, 0): (0, 0, "s[0], the left halo", "start", "i - 1 = -1", "in[-1] is in[0]"),
+             (block + 1, (n - 1) // block): (n - 1, block - 1, "s[blockDim.x + 1], the right "
+                                              "halo", "end", f"i + 1 = n = {n}",
+                                              "in[n] is in[n - 1]")}
+    if error is None or (error.element, error.block[0]) not in sides:
+        return
+    k, thread, slot, end, index, clamped = sides[error.element, error.block[0]]
+    if k in wrong:
+        yield (f"{where}: thread {thread} of block {error.block[0]} did not load {slot}, "
+               f"so out[{k}] read a shared element no thread stored (the simulator's init check "
+               f"found the read): at the array's {end} the halo's index, {index}, lies outside "
+               "it, and a condition on the load skips it there", "the halo is loaded at the "
+               f"array's ends too, clamped ({clamped}), with no condition but the thread's: "
+               "thread 0 loads s[0] = in[clamp_index(i - 1, n)] and the block's last thread "
+               "s[blockDim.x + 1] = in[clamp_index(i + 1, n)]")

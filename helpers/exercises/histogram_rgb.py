@@ -14,9 +14,8 @@ import numpy as np
 
 from helpers.exercises.common import Output
 from helpers.exercises.histogram_rgb_counts import (BARRIER_HINT, BINS, CLEAR_HINT,
-                                                   added_into_the_thread_s_bin,
-                                                   values_added,
-                                                   adding_steps_by_the_grid,
+                                                   added_into_the_thread_s_bin, barrier_in_a_loop,
+                                                   values_added, adding_steps_by_the_grid,
                                                    adding_steps_by_the_grid_s_threads, reference,
                                                    wrong_counts)
 from helpers.exercises.histogram_rgb_counts import block_counts as _block_counts
@@ -78,6 +77,14 @@ def _refine(failure):
                "atomicAdd(&bins[b], local[b])")
     if failure.kind == "race":
         yield ATOMIC_HINT if failure.update else BARRIER_HINT
+
+
+def _with_the_source(kernels):
+    """``_refine``, after a race across a barrier inside a loop (``barrier_in_a_loop``)."""
+    def refine(failure):
+        yield from barrier_in_a_loop(kernels, failure)
+        yield from _refine(failure)
+    return refine
 
 
 def _bins_of_their_own(failure):
@@ -184,7 +191,8 @@ def _mistakes(case, run):
     if np.array_equal(got, want):
         return
     yield from _returned_early(got, rgb, case, run)
-    yield from observed_mistakes(_observe(run.kernel), _refine, wrong="bins are wrong")  # likeliest
+    yield from observed_mistakes(_observe(run.kernel), _with_the_source(run.kernel),
+                                 wrong="bins are wrong")  # likeliest
     yield from _wrapped(got, rgb, case)
     yield from _one_a_block(got, rgb, case)
     yield from _blocks_add_from_their_start(got, rgb, case)
@@ -363,7 +371,7 @@ def _observed_bins(kernels):
 def _observed_mistakes(kernels, case):
     """The right counts, by luck or not: the race check, then the global atomics."""
     seen = _observe(kernels)
-    yield from observed_mistakes(seen, _refine)
+    yield from observed_mistakes(seen, _with_the_source(kernels))
     atomics = seen.stats.atomics.lanes if seen.stats is not None else 0
     if atomics > BINS * seen.blocks:
         yield (f"the kernel made {atomics:,} atomic additions to the global bins for "

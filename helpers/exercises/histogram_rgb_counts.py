@@ -1,6 +1,7 @@
 """The NumPy models of the privatised histogram's wrong counts (``helpers.exercises.histogram_rgb``):
 the 768 bins of an interleaved RGB image, and the bins the usual mistakes of the counting loop
-give (bytes in the wrong bin, too few or too many counted, a loop that steps wrongly)."""
+give (bytes in the wrong bin, too few or too many counted, a loop that steps wrongly); and a
+race across a barrier inside a loop, read from the kernel's words (``barrier_in_a_loop``)."""
 
 from __future__ import annotations
 
@@ -301,3 +302,38 @@ def values_added(got, rgb, case):
                "byte added rgb[j] to its bin, where it adds 1",
                "a histogram counts: add 1 to the byte's bin, "
                "atomicAdd(&local[(j % 3) * 256 + rgb[j]], 1u)")
+
+
+def barrier_in_a_loop(kernels, failure):
+    """A race in shared memory between threads of one block across a __syncthreads() that lies
+    inside a loop (the kernel's words) holding one of the two accesses, the other after the
+    loop: the threads go round it a different number of times, so they do not pass that barrier
+    together, and it holds none back (a barrier moved into the grid-stride counting loop)."""
+    from helpers.exercises.microscope import kernel_words, source_line
+    from helpers.sim.compile.kernel_text import closing
+
+    err, text = failure.error, kernel_words(kernels)
+    if failure.kind != "race" or err.space != "shared" or failure.between == "blocks" or \
+            text is None:
+        return
+    source, tokens, words, body, end = text
+    for k in (k for k in range(body, end) if words[k] in ("for", "while")):
+        head = closing(tokens, k + 1)
+        last = closing(tokens, head + 1) if words[head + 1] == "{" else words.index(";", head)
+        barrier = next((i for i in range(head, last) if words[i] == "__syncthreads"), None)
+        span = range(source_line(source, tokens[k].start),
+                     source_line(source, tokens[last].start) + 1)
+        inner = [a for a in (err.first, err.second) if int(a.line.rsplit(":", 1)[1]) in span]
+        if barrier is None or len(inner) != 1:
+            continue
+        (inner,), outer = inner, err.second if inner[0] is err.first else err.first
+        yield (f"the __syncthreads() at line {source_line(source, tokens[barrier].start)} is "
+               f"inside the loop of line {span[0]}, which the threads go round a different "
+               f"number of times, so they do not pass it together and it holds none back: "
+               f"thread {outer.thread[0]} of block {outer.block[0]}, out of the loop, "
+               f"{outer.does.replace(' it', f' {err.array}[{err.element}]')} at line "
+               f"{outer.line.rsplit(':', 1)[1]} while thread {inner.thread[0]}, still in it, "
+               f"{inner.does} at line {inner.line.rsplit(':', 1)[1]} (a {err.hazard} hazard)",
+               "close the loop first, then one __syncthreads() after it, before the next "
+               "loop, where every thread reaches it once")
+        return

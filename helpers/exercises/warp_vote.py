@@ -8,10 +8,13 @@ stores in counts[w], for each warp w of the grid that has elements, how many of 
 x[32w + 31] (those below n) are above ``threshold``: one ``__ballot_sync``, one ``__popc``.
 
 The cases have n not a multiple of 32 (a partial last warp), and once a multiple (a warp that
-starts at n must not store), with blocks of 1 to 8 warps, so the grid has warps past n; x holds values from -1 to 2 on a grid of 1/64, so some equal the threshold (``>=`` for
-``>`` shows), and 2.0 past n (a lane that reads there votes true); in the launch on the
-simulator nothing follows x, so a read past n, which the vote may ignore, is out of bounds there,
-as on a GPU where x ends its memory. counts is poisoned and guarded.
+starts at n must not store), with blocks of 1 to 8 warps, so the grid has warps past n; all but
+one pass the threshold 0.5, the notebook's, and that one 0.25 (a vote that compares with the
+constant 0.5, not with the parameter, shows there: ``threshold_ignored``); x holds values
+from -1 to 2 on a grid of 1/64, so some equal the threshold (``>=`` for ``>`` shows), and 2.0
+past n (a lane that reads there votes true); in the launch on the simulator nothing follows x,
+so a read past n, which the vote may ignore, is out of bounds there, as on a GPU where x ends its
+memory. counts is poisoned and guarded.
 A wrong count is matched with what known mistakes give: the ballot's bits stored for their
 number, lane 0's own vote, ``>=``, the lanes past n voting. A lane that returns or skips the ballot
 in an if leaves the mask 0xffffffff naming lanes that never vote: the simulator stops there, and
@@ -33,14 +36,16 @@ from helpers.exercises.microscope import (accesses_of, body_words, observe, obse
 from helpers.exercises.verdict import not_yet
 from helpers.exercises.warp_vote_models import (JUNK, THRESHOLD, below_the_threshold, block_counts,
                                                cut_to_int, float_votes, index_mistakes,
-                                               last_element_left_out, votes_of_warps,
+                                               last_element_left_out, threshold_ignored,
+                                               threshold_of, votes_of_warps,
                                                warps_a_block_miscounted, word_mistakes)
 
 BLOCKS = (32, 64, 96, 128, 256)
 # (n, threads per block): a partial last warp but in the fourth, warps past n in the last block of
 # the second to fifth, 3 warps a block in the third to fifth, in the fifth a last warp of one
-# element (n one past a multiple of 32); the last on the simulator
-CASES = [(1000, 128), (77, 64), (5000, 96), (256, 96), (289, 96), (203, 256, "observe")]
+# element (n one past a multiple of 32); in the sixth another threshold; the last on the simulator
+CASES = [(1000, 128), (77, 64), (5000, 96), (256, 96), (289, 96), (300, 64, 0.25),
+         (203, 256, "observe")]
 
 
 def _draw(rng):
@@ -50,7 +55,8 @@ def _draw(rng):
 
 
 def _where(case):
-    return f"n = {case[0]:,}, block = ({case[1]}, 1, 1), grid = ({-(-case[0] // case[1])}, 1)"
+    told = f", threshold = {threshold_of(case):g}" if threshold_of(case) != THRESHOLD else ""
+    return f"n = {case[0]:,}, block = ({case[1]}, 1, 1), grid = ({-(-case[0] // case[1])}, 1){told}"
 
 
 def _launch(case, after=64):
@@ -59,7 +65,7 @@ def _launch(case, after=64):
     # -1 to 2: a vote given as the float x[i] - threshold (cut to an int) differs from x[i] > threshold
     x = np.random.default_rng(n).integers(-64, 128, n).astype(np.float32) / 64
     return Launch((Input(x, after=after, junk=JUNK), Output(-(-n // 32), np.uint32, held=False),
-                   np.int32(n), THRESHOLD), block=(block, 1, 1), grid=(-(-n // block), 1), model=x)
+                   np.int32(n), threshold_of(case)), block=(block, 1, 1), grid=(-(-n // block), 1), model=x)
 
 
 def _refine(failure):
@@ -312,7 +318,7 @@ def _warp_and_lane_swapped(kernels):
 def _mistakes(case, run):
     """The mistakes one launch shows, the most telling first."""
     kernels, n, x, got = run.kernel, case[0], run.model, run.out.got
-    votes = votes_of_warps(x, n)
+    votes = votes_of_warps(x, n, threshold=threshold_of(case))
     want = votes.sum(axis=1)
     if run.out.unwritten.any() or run.out.past.size or not np.array_equal(got, want):
         yield from _warp_and_lane_swapped(kernels)
@@ -321,8 +327,8 @@ def _mistakes(case, run):
     yield from _block_plus_warp(run.out, want, n, run.launch.block[0])
     yield from _partial_warp_left_out(kernels, run.out, want, n)
     yield from _unwritten(kernels, run.out, votes, n, run.launch.block[0] // 32)
-    if np.array_equal(got, want):
-        return
+    if np.array_equal(got, want) or threshold_of(case) != THRESHOLD:  # nothing where right
+        return (yield from threshold_ignored(x, n, got, want, threshold_of(case)))
     if np.array_equal(got - poison_value(np.uint32), want.astype(np.uint32)):
         yield ("each count is what counts held before the launch plus the right count: the "
                "count was added to counts[warp], which nothing sets to 0 first",
@@ -380,7 +386,8 @@ EXERCISE = KernelExercise(
     crash_hint="read x[i] only for i < n, and store counts[warp] only for a warp with elements",
     refine=_refine, unset=_unset, before=_element_guard,
     success=f"every warp's count matches NumPy's ({len(CASES) - 1} sizes, n a multiple of 32 "
-            "and not, blocks of 2 to 4 warps), and every lane takes part in the vote")
+            "and not, blocks of 2 to 4 warps, thresholds 0.5 and 0.25), and every lane takes "
+            "part in the vote")
 
 check_warp_vote = EXERCISE.check_file          # (path="exercises/warp_vote.cu")
 check_warp_vote_kernel = EXERCISE.check_kernel  # (kernel, simulated=None): the same on a compiled

@@ -12,15 +12,39 @@ JUNK = np.float32(2.0)
 """What x holds past n: above the threshold, so a lane that reads there votes true."""
 
 
-def votes_of_warps(x, n, reads_past_n=False, at_least=False, one_past=False):
+def votes_of_warps(x, n, reads_past_n=False, at_least=False, one_past=False,
+                   threshold=THRESHOLD):
     """Each warp's votes, (warps, 32) booleans, as the kernel with these mistakes casts them
-    (``one_past``: the lane i == n reads x[n] too, a guard i <= n)."""
+    (``one_past``: the lane i == n reads x[n] too, a guard i <= n) against ``threshold``."""
     padded = np.full(-(-n // 32) * 32, JUNK if reads_past_n else -np.inf, np.float32)
     if one_past and n < padded.size:
         padded[n] = JUNK
     padded[:n] = x
-    votes = padded >= THRESHOLD if at_least else padded > THRESHOLD
+    votes = padded >= threshold if at_least else padded > threshold
     return votes.reshape(-1, 32)
+
+
+def threshold_of(case):
+    """The threshold a case passes: its third element where that is a number, else THRESHOLD."""
+    return np.float32(case[2]) if len(case) > 2 and not isinstance(case[2], str) else THRESHOLD
+
+
+def threshold_ignored(x, n, got, want, threshold):
+    """Wrong counts where the case passes a threshold other than THRESHOLD (the cases before it
+    passed): those of x[i] > THRESHOLD, the vote comparing with the notebook's constant, not
+    with the kernel's parameter; else the first wrong count. Nothing where they are right."""
+    if np.array_equal(got, want):
+        return
+    w = int(np.argmax(got != want))
+    shown = (f"counts[{w}] = {got[w]}, where {want[w]} of x[{32 * w}..{min(32 * w + 31, n - 1)}] "
+             f"are above {threshold:g}")
+    if np.array_equal(got, votes_of_warps(x, n).sum(axis=1)):
+        yield (f"the counts are those of x[i] > {THRESHOLD:g} whatever threshold is passed (here "
+               f"threshold = {threshold:g}: {shown}): the vote ignores the kernel's threshold "
+               f"parameter and compares with the constant {THRESHOLD:g}, which every other case "
+               "passed", "compare with the parameter: bool above = i < n && x[i] > threshold;")
+    yield (f"with threshold = {threshold:g}, {shown}", "compare with the parameter the launch "
+           "passes: bool above = i < n && x[i] > threshold;")
 
 
 def float_votes(x, n):

@@ -23,6 +23,7 @@ BARRIER = "    __syncthreads();                                 // the whole til
 GUARD = ("    if (x >= width || y >= height)                   // only now: these threads loaded "
          "a part\n        return;\n")
 EARLY = "    // The tile is larger than the block"
+MEAN = " * (1.0f / ((2 * RADIUS + 1) * (2 * RADIUS + 1)))"   # the sum made the window's mean
 
 # name: (replacements in the solution, words the NOT YET line must contain)
 TWO_LOOPS = ("    for (int ty = threadIdx.y; ty < TILE_Y; ty += BLOCK_Y)\n"
@@ -85,8 +86,7 @@ WRONG = {
                                       "sum += tile[y + dy][x + dx];")],
                                     ["Hint: tile was read at column 36, the image's x plus the window's offset",
                                      "not the pixel's x: tile[threadIdx.y + dy]"]),
-    "halo_loops_one_short": ([("ty < TILE_Y;", "ty < TILE_Y - 1;"),
-                              ("tx < TILE_X;", "tx < TILE_X - 1;")],
+    "halo_loops_one_short": ([("ty < TILE_Y;", "ty < TILE_Y - 1;"), ("tx < TILE_X;", "tx < TILE_X - 1;")],
                              ["right, bottom edge(s) of their block", "halo"]),
     "right_halo_one_short": ([("tx < TILE_X;", "tx < TILE_X - 1;")],
                              ["of the right edge(s) of their block", "TILE_X"]),
@@ -97,10 +97,7 @@ WRONG = {
                                     "Hint: x0 = blockIdx.x * BLOCK_X - RADIUS"]),
     # blind audit TA1 (was 'each pixel got the blur of the pixel at (x+2, y+2): the tile or the
     # window is shifted ... Hint: tile[ty][tx] holds ... and this thread's own pixel is ...')
-    "tile_origin_without_radius": ([("int x0 = blockIdx.x * BLOCK_X - RADIUS;",
-                                     "int x0 = blockIdx.x * BLOCK_X;"),
-                                    ("int y0 = blockIdx.y * BLOCK_Y - RADIUS;",
-                                     "int y0 = blockIdx.y * BLOCK_Y;")],
+    "tile_origin_without_radius": ([("BLOCK_X - RADIUS;", "BLOCK_X;"), ("BLOCK_Y - RADIUS;", "BLOCK_Y;")],
                                    ["the blur of the pixel at (x+2, y+2): the tile's origin was "
                                     "x0 = blockIdx.x * BLOCK_X and y0 = blockIdx.y * BLOCK_Y, "
                                     "- RADIUS left out", "Hint: x0 = blockIdx.x * BLOCK_X - "
@@ -135,8 +132,11 @@ WRONG = {
                                 ["off by one", "(width - 1, height - 1)"]),
     "stores_into_the_next": ([("out[y * width + x] =", "out[y * width + x + 1] =")],
                              ["one too far, the guard is right", "out[y * width + x]"]),
-    "sum_not_divided": ([(" * (1.0f / ((2 * RADIUS + 1) * (2 * RADIUS + 1)))", "")],
-                        ["25 times too large", "divide the sum"]),
+    "sum_not_divided": ([(MEAN, "")], ["25 times too large", "divide the sum"]),
+    # blind audit AB (was '25 times too large ... Hint: divide the sum ...'): sum / 5 * 5, left to right
+    "divided_then_multiplied_back": ([(MEAN, " / (2 * RADIUS + 1) * (2 * RADIUS + 1)")],
+                                     ["the window's plain sum: sum / (2 * RADIUS + 1) * (2 * RADIUS + 1) divides by",
+                                      "/ and * go left to right", "Hint: the divisor needs its own parentheses: sum / (("]),
     # issue 28: named as themselves, not with the bounds guard's or the tile index's hint
     "tile_declared_too_small": ([("__shared__ float tile[TILE_Y][TILE_X];",
                                   "__shared__ float tile[BLOCK_Y][BLOCK_X];")],
@@ -194,8 +194,7 @@ WRONG = {
                             ["data race on tile[", "the loop over tx steps by BLOCK_Y",
                              "tx += BLOCK_X"]),
     # audit 2 (a near miss, helpers.exercises.near): ^ read as a power, (2R + 1) ^ 2 is 7
-    "xor_for_a_square": ([("sum * (1.0f / ((2 * RADIUS + 1) * (2 * RADIUS + 1)))",
-                           "sum / ((2 * RADIUS + 1) ^ 2)")],
+    "xor_for_a_square": ([("sum" + MEAN, "sum / ((2 * RADIUS + 1) ^ 2)")],
                          ["every element of out is 3.571 (25/7) times the right value",
                           "^ is exclusive or"]),
     # mutation audit: models of a tiled blur (_tiled) whose tile's origin came from another index,
@@ -275,8 +274,7 @@ SLOW = {
 # Right, but not the solution's way: each must pass
 RIGHT = {
     "padded_tile_divided_by_25": [("tile[TILE_Y][TILE_X];", "tile[TILE_Y][TILE_X + 1];"),
-                                  ("sum * (1.0f / ((2 * RADIUS + 1) * (2 * RADIUS + 1)))",
-                                   "sum / 25.0f")],
+                                  ("sum" + MEAN, "sum / 25.0f")],
     "tile_loaded_by_a_flat_loop": [(TWO_LOOPS, FLAT_LOOP), (LOAD + ";\n", LOAD + ";\n    }\n")],
 }
 

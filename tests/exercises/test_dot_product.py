@@ -100,6 +100,11 @@ WRONG = [
       "size)", "lane < blockDim.x / 32 ? warp_sums[lane] : 0.0f (warps = blockDim.x / 32)"]),
     ("missing_barrier", variant(KERNEL, ("    __syncthreads();", "")),
      ["data race on warp_sums", "__syncthreads()"]),
+    # blind audit AB (was '... data race on warp_sums[1] ... with no barrier between the two ...
+    # Hint: after lane 0 ... a __syncthreads() ...', silent on theirs): __syncwarp() for the barrier
+    ("syncwarp_for_the_barrier", variant(KERNEL, ("    __syncthreads();", "    __syncwarp();")),
+     ["the __syncwarp() at ", "waits only for the 32 threads of its own warp", "thread 32 (warp 1) "
+      "writes warp_sums[1]", "Hint: a barrier for the whole block: __syncthreads() in the __syncwarp()'s place"]),
     ("racy_add_to_result", variant(KERNEL, ("atomicAdd(result, v);", "*result += v;")),
      ["data race on result", "atomicAdd(result, v)"]),
     # issue 28: each wrong shape of the algorithm named as itself, not the whole plan as hint

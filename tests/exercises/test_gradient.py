@@ -46,6 +46,26 @@ WRONG = {
     "halo_not_clamped": ([("in[clamp_index(i - 1, n)]", "in[i - 1]"),
                           ("in[clamp_index(i + 1, n)]", "in[i + 1]")],
                          ["at the ends of the array", "clamp the halo"]),
+    # blind audit AB (was '1 of 1000 outputs are wrong (the first is out[0]), at the ends of
+    # the array: the halo read outside it ... Hint: clamp the halo ...', where no load read
+    # outside it): the halo's load guarded by i > 0, so block 0's s[0] is never stored
+    "halo_skipped_at_the_start": ([("    if (threadIdx.x == 0)                      // the halo, one "
+                                    "input on either side\n        s[0] = in[clamp_index(i - 1, n)]",
+                                    "    if (threadIdx.x == 0 && i > 0)\n        s[0] = in[i - 1]")],
+                                  ["1 of 1000 outputs are wrong (the first is out[0]): thread 0 "
+                                   "of block 0 did not load s[0], the left halo",
+                                   "so out[0] read a shared element no thread stored",
+                                   "a condition on the load skips it there",
+                                   "Hint: the halo is loaded at the array's ends too, clamped "
+                                   "(in[-1] is in[0])"]),
+    # its mirror: the right halo's load guarded by i + 1 < n, missing where n fills its blocks
+    "halo_skipped_at_the_end": ([("    if (threadIdx.x == blockDim.x - 1)\n        s[blockDim.x + 1] "
+                                  "= in[clamp_index(i + 1, n)]", "    if (threadIdx.x == "
+                                  "blockDim.x - 1 && i + 1 < n)\n        s[blockDim.x + 1] = "
+                                  "in[i + 1]")],
+                                ["1 of 1024 outputs are wrong (the first is out[1023]): thread "
+                                 "127 of block 7 did not load s[blockDim.x + 1], the right halo",
+                                 "(in[n] is in[n - 1])"]),
     "return_before_loading": ([(GUARD, ""), ("    int j =", GUARD + "    int j =")],
                               ["the last alone", "return after the barrier"]),
     # blind audit TAAA-gradient-1 (was '1 of 1000 outputs are wrong (the first is out[999]),
@@ -242,7 +262,8 @@ SIMULATOR_ONLY = {"static_array_too_small": "an overrun of shared memory may bre
                                              "it may read garbage unnoticed",
                   "right_halo_by_no_thread": "s[blockDim.x + 1], never loaded, holds garbage on "
                                              "a GPU: maybe what an earlier launch left there",
-                  **dict.fromkeys(("left_halo_in_the_first_slot", "left_halo_only_in_block_0"),
+                  **dict.fromkeys(("left_halo_in_the_first_slot", "left_halo_only_in_block_0",
+                                   "halo_skipped_at_the_start", "halo_skipped_at_the_end"),
                                   "s[0], never loaded, holds garbage on a GPU")}
 # Right, not the solution's way: each must pass and be FAST
 RIGHT = {

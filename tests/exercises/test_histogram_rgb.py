@@ -59,18 +59,20 @@ WRONG = [
     ("global_atomics_only",
      KERNEL[:KERNEL.index("{\n") + 2] + GLOBAL_ATOMICS,
      ["atomic additions to the global bins", "not privatised", "__shared__"]),
-    ("no_barrier_after_clearing",
-     variant(KERNEL, (FIRST_BARRIER, "")),
+    ("no_barrier_after_clearing", variant(KERNEL, (FIRST_BARRIER, "")),
      ["race check found a data race", "atomically", "__syncthreads() after each step"]),
-    ("no_barrier_before_adding",
-     variant(KERNEL, (SECOND_BARRIER, "")),
+    ("no_barrier_before_adding", variant(KERNEL, (SECOND_BARRIER, "")),
      ["race check found a data race", "atomically", "__syncthreads() after each step"]),
+    # blind audit AB (was '... data race on local[224] ... with no barrier between the two ...
+    # Hint: ... a __syncthreads() after each step', one being there): the barrier moved into the loop
+    ("barrier_inside_the_counting_loop", variant(KERNEL, (COUNT + SECOND_BARRIER, "    {\n" + COUNT + "    " + SECOND_BARRIER + "    }\n")),
+     ["the __syncthreads() at line ", "is inside the loop of line ", "thread 96 of block 1, out of the loop, reads local[224]",
+      "Hint: close the loop first, then one __syncthreads() after it"]),
     ("clears_one_bin_a_thread",
      variant(KERNEL, (CLEAR, "    if (threadIdx.x < CHANNELS * LEVELS)\n"
                              "        local[threadIdx.x] = 0;\n")),
      ["did not all start at 0", "b < 768; b += blockDim.x"]),
-    ("clears_past_the_bins",
-     variant(KERNEL, (CLEAR, "    local[threadIdx.x] = 0;\n")),
+    ("clears_past_the_bins", variant(KERNEL, (CLEAR, "    local[threadIdx.x] = 0;\n")),
      ["did not all start at 0"]),
     ("every_thread_adds_every_bin",
      variant(KERNEL, (ADD, "    for (int b = 0; b < CHANNELS * LEVELS; b++)\n"
@@ -118,8 +120,7 @@ WRONG = [
                       "    int j = blockIdx.x * blockDim.x + threadIdx.x;\n"
                       "    if (j < CHANNELS * n)\n")),
      ["only the first 2,048 bytes", "grid-stride loop"]),
-    ("reads_past_the_end",
-     variant(KERNEL, ("j < CHANNELS * n;", "j <= CHANNELS * n + 2;")),
+    ("reads_past_the_end", variant(KERNEL, ("j < CHANNELS * n;", "j <= CHANNELS * n + 2;")),
      ["bytes past the end", "j < 3 * n"]),
     # each bin added into the next one's place: no byte past the end is counted, though bin 255
     # of the first two channels counts the 254s
@@ -131,8 +132,7 @@ WRONG = [
                       "        ;\n")),
      ["nothing reached bins", "atomicAdd(&bins[b], local[b])"]),
     # issue 28: each named as itself, not with the barrier's or the loops' hint
-    ("counts_pixels_not_bytes",
-     variant(KERNEL, ("j < CHANNELS * n;", "j < n;")),
+    ("counts_pixels_not_bytes", variant(KERNEL, ("j < CHANNELS * n;", "j < n;")),
      ["only the first 33,335 of the 100,005 bytes", "3 * n"]),
     ("private_bins_256",
      variant(KERNEL, ("__shared__ unsigned int local[CHANNELS * LEVELS];",
@@ -159,15 +159,13 @@ WRONG = [
      variant(KERNEL, ("j += blockDim.x * gridDim.x)", "j += 2 * blockDim.x * gridDim.x)")),
      ["49,152 of the 100,005 bytes were not counted, and the simulator's race check finds no race",
       "j += blockDim.x * gridDim.x"]),
-    ("last_byte_left_out",
-     variant(KERNEL, ("j < CHANNELS * n;", "j < CHANNELS * n - 1;")),
+    ("last_byte_left_out", variant(KERNEL, ("j < CHANNELS * n;", "j < CHANNELS * n - 1;")),
      ["the last 1 of the 100,005 bytes were not counted", "j < 3 * n"]),
     ("bytes_read_as_signed_char",
      variant(KERNEL, ("LEVELS + rgb[j]], 1u);", "LEVELS + (char)rgb[j]], 1u);")),
      ["(index -", "a byte over 127 read as a char"]),
     # audit B: bytes counted several times, not bins left uncleared
-    ("stride_block_only",
-     variant(KERNEL, ("j += blockDim.x * gridDim.x)", "j += blockDim.x)")),
+    ("stride_block_only", variant(KERNEL, ("j += blockDim.x * gridDim.x)", "j += blockDim.x)")),
      ["counted by several blocks", "j += blockDim.x * gridDim.x"]),
     ("stride_grid_only",
      variant(KERNEL, ("j += blockDim.x * gridDim.x)", "j += gridDim.x)")),

@@ -69,6 +69,13 @@ WRONG = {
                                             "sent it home: 32 * 9 = 288 >= 288",
                                  "hint": "a warp has elements when its first one, 32 * warp, is "
                                          "below n: keep the stub's if (32 * warp >= n) return;"}),
+    # blind audit AB (was 'PASS: every warp's count matches NumPy's (5 sizes, ...)': every case
+    # passed threshold 0.5): the vote compares with the notebook table's 0.5, not the parameter
+    "threshold_a_constant": ([(ABOVE, "bool above = i < n && x[i] > 0.5f;")],
+                             {"problem": "the counts are those of x[i] > 0.5 whatever threshold "
+                                         "is passed (here threshold = 0.25: counts[0] = ",
+                              "hint": "compare with the parameter: bool above = i < n && x[i] > "
+                                      "threshold;"}),
     # blind audit TDB-warp_vote-1 (was the simulator's warp function whose mask names lanes that
     # never call it, and a hint about the mask: the lanes returned because warp was i % 32)
     "warp_and_lane_swapped": ([("int warp = i / 32, lane = threadIdx.x % 32;",
