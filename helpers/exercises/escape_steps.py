@@ -288,8 +288,8 @@ def _count_hidden(kernels):
     yield (f"every count is 0: {where} declares a second {name}, which hides the {name} of line "
            f"{first}: the loop counts its steps in its own {name}, which ends with the loop's "
            f"braces, and steps[i] = {name}; stores the {name} of line {first}, still 0",
-           f"don't declare {name} again: for (; {name} < max_iter && ...; {name}++), or for "
-           f"({name} = 0; ...), counts in the {name} that the store reads" if in_for else
+           f"don't declare {name} again, so that the loop counts in the {name} the store reads: "
+           f"for (; {name} < max_iter && ...; {name}++), or for ({name} = 0; ...)" if in_for else
            f"count in the {name} of line {first}: drop the type in front of {name} at line "
            f"{again}")
 

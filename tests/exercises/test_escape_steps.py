@@ -243,7 +243,8 @@ SIMULATOR_ONLY = {"size_with_minus": "on a GPU nvcc may fuse the other product o
 
 
 # the words the hint must contain, where the problem's alone would not show it fixes the mistake
-HINTS = {"k_declared_again_in_the_for": "don't declare k again: for (; k < max_iter && ...; k++)",
+HINTS = {"k_declared_again_in_the_for": "don't declare k again, so that the loop counts in the k "
+                                        "the store reads: for (; k < max_iter && ...; k++)",
          "square_of_the_difference": "z_re^2 - z_im^2 is the difference of the squares",
          "one_step_short": "loop while k < max_iter: k counts the steps taken",
          "c_re_in_im": "the imaginary part adds the point's imaginary part: z_im = 2.0f * z_re "
