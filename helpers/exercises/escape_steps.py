@@ -23,8 +23,8 @@ from helpers.exercises.escape_steps_models import (STEP_HINT, STEPS, counts, siz
                                                   step_models)
 from helpers.exercises.hidden import awkward, pick
 from helpers.exercises.kernel import KernelExercise, Launch
-from helpers.exercises.microscope import (accesses_of, body_words, observe, with_stopped,
-                                          written_twice)
+from helpers.exercises.microscope import (accesses_of, body_words, kernel_words, observe,
+                                          source_line, with_stopped, written_twice)
 from helpers.exercises.origin import Wrong
 
 TOLERANCE = 0.01
@@ -195,6 +195,7 @@ def _mistakes(case, run):
                    "has not escaped yet")
     yield from map(_unset, unset.reads(run.kernel)[:1])   # the simulator's compiler's record
     if not got.any():
+        yield from _count_hidden(run.kernel)
         yield "every count is 0: no step was taken", "a while loop: " + STEP_HINT
     yield from _z_stood_still(run.kernel, got, want, max_iter)
     for wrong, problem, hint in _models(c_re, c_im, max_iter, n, want):
@@ -264,6 +265,33 @@ def _index_without_the_block(run, case):
                f"in its block, so points {block} to {n - 1} have no count where they belong",
                "store each point's count at its own index: steps[i] = k; (i = blockIdx.x * "
                "blockDim.x + threadIdx.x, the index the loads use)")
+
+
+def _count_hidden(kernels):
+    """Every count 0, where the variable that steps[i] = stores is declared again in the body,
+    under the first (for (int k = 0; ...) below the stub's int k = 0;): the loop counts in its
+    own k, which the store does not see. Nothing where the source cannot be read."""
+    if (text := kernel_words(kernels)) is None:
+        return
+    source, tokens, words, body, end = text
+    stores = [j for j in range(body, end - 1) if words[j:j + 2] == ["steps", "["]]
+    if not stores or "=" not in words[stores[-1]:end]:
+        return
+    name = words[words.index("=", stores[-1]) + 1]    # the k of steps[i] = k;
+    kept = [j for j in range(body + 1, end) if words[j] == name and words[j - 1] in
+            ("int", "unsigned", "long", "short", "auto", "size_t")]
+    if len(kept) < 2:
+        return
+    first, again = (source_line(source, tokens[j].start) for j in kept[:2])
+    in_for = words[kept[1] - 3:kept[1] - 1] == ["for", "("]
+    where = f"the for at line {again}" if in_for else f"line {again}"
+    yield (f"every count is 0: {where} declares a second {name}, which hides the {name} of line "
+           f"{first}: the loop counts its steps in its own {name}, which ends with the loop's "
+           f"braces, and steps[i] = {name}; stores the {name} of line {first}, still 0",
+           f"don't declare {name} again, so that the loop counts in the {name} the store reads: "
+           f"for (; {name} < max_iter && ...; {name}++), or for ({name} = 0; ...)" if in_for else
+           f"count in the {name} of line {first}: drop the type in front of {name} at line "
+           f"{again}")
 
 
 def _unset(record):

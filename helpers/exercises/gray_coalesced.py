@@ -20,7 +20,8 @@ from helpers.exercises import sepia, speed
 from helpers.exercises.common import Input, Output, one_further
 from helpers.exercises.gray_coalesced_models import (blocks_of, bracket_slip, byte_of_a_neighbour,
                                                      byte_read_twice, channels_as_char,
-                                                     char_conversion, half_outside_the_cast,
+                                                     char_conversion, guard_past_the_image,
+                                                     half_outside_the_cast,
                                                      one_weight_off, plain_average,
                                                      pixel_stride_left_out, row_by_height)
 from helpers.exercises.hidden import awkward, pick
@@ -143,6 +144,7 @@ def _mistakes(case, run):
                "were never written: their split of t into x and y sends pixels outside the "
                "image", ROW_HINT)
     if out.past.size:
+        yield from guard_past_the_image(run.kernel, out.past, n, _launch)
         yield (f"threads past the last pixel wrote past the end of gray (as far as gray"
                f"[{int(out.past.max())}]; it has {n} pixels)", GUARD_HINT)
     if missing.tolist() == [n - 1]:

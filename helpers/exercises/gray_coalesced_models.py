@@ -3,7 +3,11 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
+
+from helpers.exercises import microscope
 
 
 def row_by_height(missing, past, width, height):
@@ -28,6 +32,37 @@ WHY = {"width": "one block a row (as in mandelbrot_rows) is not this grid, whose
                 "blockDim.x = {block} threads, not width = {stride}",
        "gridDim.x": "gridDim.x = {stride} is the number of blocks, not the threads a block "
                     "holds, blockDim.x = {block}"}
+
+
+LOOSE = (5, 3, 32), 4
+"""A 5 x 3 image launched with 4 blocks of 32 threads on the simulator: 128 threads, more than
+3 * width * height = 45, so that a guard which returns from t = 3 * width * height on shows."""
+
+
+def guard_past_the_image(kernels, past, n, launch_of):
+    """Threads t = n on wrote past the end of gray (``past``, its elements), where on ``LOOSE``
+    (``launch_of(case)``, the exercise's launch, given more blocks) only the threads below k *
+    width * height did, k a whole number below the grid's: the guard returns from t = k *
+    width * height on (k = 3: rgb's bytes), where a thread has one pixel."""
+    (width, height, block), blocks = LOOSE
+    small = width * height
+    seen = microscope.observe(kernels, dataclasses.replace(launch_of(LOOSE[0]), grid=(blocks, 1)),
+                              key="more threads than rgb's bytes", racecheck=False)
+    wrote = seen.outs[0].past if seen.error is None else np.zeros(0, int)
+    bound = small + wrote.size
+    if not np.array_equal(past, np.arange(n, n + past.size)) or not wrote.size or \
+            not np.array_equal(wrote, np.arange(small, bound)) or bound % small or \
+            bound >= blocks * block:
+        return
+    k = bound // small
+    yield (f"threads t = {n} to {n + past.size - 1} passed the bounds guard and wrote past the end "
+           f"of gray (as far as gray[{int(past[-1])}]; it has {n} pixels): the guard lets every "
+           f"thread t < {k} * width * height = {k * n} through" + (": it counts rgb's bytes, 3 a "
+                                                                   "pixel," if k == 3 else ",") +
+           f" where a thread has one pixel and gray width * height = {n} bytes (on the simulator, "
+           f"a {width} x {height} image with {blocks * block} threads: threads {small} to "
+           f"{bound - 1} wrote past gray's end, {bound} on returned)",
+           f"a thread a pixel: if (t >= width * height) return;, without the {k}")
 
 
 def blocks_of(case, out, missing, grey, stride, name):

@@ -21,7 +21,7 @@ from helpers.exercises.julia import TOLERANCE
 from helpers.exercises.kernel import KernelExercise, Launch
 from helpers.exercises.mandelbrot_rows_models import (args, reference, returned_on_escape,
                                                       row_times_width, store_swapped,
-                                                      wrong_images)
+                                                      stored_ahead, wrong_images)
 from helpers.exercises.microscope import observe, stopped, with_stopped, written_by_two, written_twice
 
 # (width, height, threads per block, max_iter): rows longer than a block, not a multiple of it;
@@ -245,6 +245,7 @@ def _mistakes(case, run):
     yield from one_further("iters", "pixel", run.out.past, run.out.unwritten,
                            "store n in iters[y * width + x]")
     yield from _rows_from_the_bottom(case, run)
+    yield from stored_ahead(case, run, reference(case), TOLERANCE)
     if run.out.past.size:
         yield ("iters was written past its end: some thread's x reached width",
                "stop the loop while x < width: " + LOOP_HINT)

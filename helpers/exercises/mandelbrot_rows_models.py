@@ -10,7 +10,7 @@ from math import isqrt
 import numpy as np
 
 from helpers.exercises.escape import escape_counts, pixel_grid, stopped_short, wrong_steps
-from helpers.exercises.microscope import body_words
+from helpers.exercises.microscope import body_words, kernel_words, source_line
 
 VIEW = (-2.2, -1.2, 1.0, 1.2)       # x_min, y_min, x_max, y_max: the chapter's view
 
@@ -311,3 +311,44 @@ def row_times_width(b, t, element, size, guard_rows):
         yield (f"block {b} drew row {b * width} = {b} * width, past the image: y took the "
                "row's start in iters (blockIdx.x * width) for the row's number; y = blockIdx.x, "
                "and the store iters[y * width + x] multiplies by width once")
+
+
+def stored_ahead(case, run, ref, tolerance):
+    """Every count stored blockDim.x pixels on, flat: the first blockDim.x elements of iters
+    never written, as many past its end written, every other the count of the pixel blockDim.x
+    before it. Where the kernel's text has a statement x += blockDim.x; before the store, the
+    step came first (a while loop's); else the store's index added blockDim.x."""
+    width, height, block = case[:3]
+    out, size = run.out, width * height
+    if not np.array_equal(out.past, np.arange(size, size + block)) or not np.array_equal(
+            np.flatnonzero(out.unwritten), np.arange(block)) or \
+            np.mean(out.got.ravel()[block:] != ref.ravel()[:-block]) > tolerance:
+        return
+    where = (f"row 0's pixels 0 to {block - 1} were never written, each row's last {block} "
+             f"counts went into the next row's first {block} pixels, and the last row's past "
+             "the end of iters")
+    step = _step_before_the_store(run.kernel)
+    if step:
+        yield (f"each pixel's count was stored blockDim.x = {block} pixels further on: {step[0]}"
+               f" += blockDim.x at line {step[1]} comes before the store at line {step[2]}, so the "
+               f"count goes to the thread's next pixel: {where}", "store first, then step: iters[y * "
+               f"width + {step[0]}] = n; then {step[0]} += blockDim.x; (a for loop's step runs "
+               "after its body)")
+    yield (f"each pixel's count was stored blockDim.x = {block} pixels further on, at its x + "
+           f"blockDim.x, so {where}", "store each count at its own pixel: iters[y * width + x] = n;")
+
+
+def _step_before_the_store(kernels):
+    """(the variable, the line of its statement x += blockDim.x;, the line of the store into
+    iters after it) in the kernel's text, or None where there is no such statement before the
+    store (a for loop's step, in its header, is followed by ")")."""
+    if (text := kernel_words(kernels)) is None:
+        return None
+    source, tokens, words, body, end = text
+    stores = [j for j in range(body, end - 1) if words[j:j + 2] == ["iters", "["]]
+    steps = [j for j in range(body + 1, stores[-1] if stores else body)
+             if words[j] == "+=" and words[j + 1:j + 5] == ["blockDim", ".", "x", ";"]]
+    if not steps:
+        return None
+    return (words[steps[-1] - 1], *(source_line(source, tokens[j].start)
+                                    for j in (steps[-1], stores[-1])))

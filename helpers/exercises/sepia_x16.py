@@ -90,6 +90,7 @@ def _mistakes(case, run):
     yield from sepia_x16_tail.tail_from_its_start(run, n)
     yield from sepia_x16_tail.no_block_offset(run.out.unwritten, *case)
     yield from _unwritten(run.out.unwritten, n)
+    yield from sepia_x16_tail.groups_as_loaded(rgb, got, n)
     yield from sepia_x16_models.unmasked(rgb, got, n)
     yield from sepia_x16_models.shifted_left(rgb, got, n)
     yield from sepia_x16_models.res_not_zeroed(rgb, got, n)

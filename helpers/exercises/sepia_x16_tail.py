@@ -1,12 +1,14 @@
 """``sepia_x16``'s tail at the wrong pixels (``helpers.exercises.sepia_x16``): stores past the end
 of out, a tail counted from its own start, from what the tail's thread stored on the simulator,
-and a tail loop that starts inside the groups (``tail_race``, from the simulator's race)."""
+and a tail loop that starts inside the groups (``tail_race``, from the simulator's race); and the
+groups set apart from the tail: stored as they were loaded (``groups_as_loaded``)."""
 
 from __future__ import annotations
 
 import numpy as np
 
 from helpers.backend import BACKEND
+from helpers.exercises import sepia
 from helpers.exercises.kernel import Kernels
 from helpers.exercises.microscope import accesses_of
 
@@ -119,6 +121,26 @@ def tail_race(err, n):
             f"groups = {groups})",
             "the tail is the pixels after the last whole group: start its loop at 16 * groups, "
             "as the stub's tail loop does, for (int i = 16 * groups; i < n; i++)")
+
+
+def groups_as_loaded(rgb, got, n):
+    """Every whole group's 48 bytes of out equal to its 48 of rgb: the three uint4 stored hold
+    the loaded words (w[], or a, b, c), not the results set_byte put into res[]. Whether the
+    tail, which sepia_pixel converts byte by byte, is right is said too."""
+    whole = 48 * (n // 16)
+    if not whole or not np.array_equal(got.ravel()[:whole], rgb.ravel()[:whole]):
+        return
+    tail, want = slice(16 * (n // 16), n), sepia.reference(rgb[None])[0]
+    right = n % 16 and sepia.near(got[tail], want[tail])
+    yield (f"the whole groups' pixels came out unchanged, each equal to its input (pixel 0: rgb = "
+           f"out = {tuple(int(v) for v in rgb[0])}, where sepia gives "
+           f"{tuple(int(v) for v in want[0])})" + (f", while the tail's {n % 16} pixels, which "
+                                                    "sepia_pixel converts, are sepia" if right
+                                                    else "") +
+           ": the three uint4 stored hold the loaded words, not the results that set_byte put "
+           "into res[]", "store the results: dst[0] = make_uint4(res[0], res[1], res[2], "
+           "res[3]), dst[1] = make_uint4(res[4], ..., res[7]), dst[2] = make_uint4(res[8], ..., "
+           "res[11])")
 
 
 TAIL_CALL = "sepia_pixel(rgb, out, i) with i the pixel's number in the image, 16 * groups to n - 1"

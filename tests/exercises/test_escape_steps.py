@@ -37,7 +37,13 @@ WRONG = {
                      "the points escape too early: the counts are those of a loop that tests "
                      "|z_re| + |z_im| <= 2"),
     "no_loop": ([("    while (k < max_iter && z_re * z_re + z_im * z_im <= 4.0f) {\n" + STEP
-                  + "        k++;\n    }\n", "")], "every count is 0"),
+                  + "        k++;\n    }\n", "")], "every count is 0: no step was taken"),
+    # blind audit AB (was 'every count is 0: no step was taken ... Hint: a while loop: one step'):
+    # for (int k = 0; ...) under the stub's int k = 0;, the steps counted in the for's own k
+    "k_declared_again_in_the_for": ([("    while (k < max_iter && z_re * z_re + z_im * z_im <= 4.0f) {\n",
+                                      "    for (int k = 0; k < max_iter && z_re * z_re + z_im * z_im <= 4.0f; k++) {\n"),
+                                     ("        k++;\n    }\n", "    }\n")],
+                                    "every count is 0: the for at line "),
     "radius_of_4": ([("z_re * z_re + z_im * z_im <= 4.0f", "sqrtf(z_re * z_re + z_im * z_im) <= 4.0f")],
                     "the points escape too late: the loop goes on until |z| passes 4"),
     "z_im_declared_again": ([("        z_im = 2.0f * z_re * z_im + c_im[i];",
@@ -237,7 +243,9 @@ SIMULATOR_ONLY = {"size_with_minus": "on a GPU nvcc may fuse the other product o
 
 
 # the words the hint must contain, where the problem's alone would not show it fixes the mistake
-HINTS = {"square_of_the_difference": "z_re^2 - z_im^2 is the difference of the squares",
+HINTS = {"k_declared_again_in_the_for": "don't declare k again, so that the loop counts in the k "
+                                        "the store reads: for (; k < max_iter && ...; k++)",
+         "square_of_the_difference": "z_re^2 - z_im^2 is the difference of the squares",
          "one_step_short": "loop while k < max_iter: k counts the steps taken",
          "c_re_in_im": "the imaginary part adds the point's imaginary part: z_im = 2.0f * z_re "
                        "* z_im + c_im[i]",

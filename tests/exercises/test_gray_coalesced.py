@@ -88,6 +88,14 @@ WRONG = {
                       ["each the plain average (r + g + b) / 3 of its pixel",
                        "0.299f * r + 0.587f * g + 0.114f * b + 0.5f"]),
     "no_guard": ([(GUARD, "")], ["wrote past the end of gray", "return first thing"]),
+    # blind audit AB (was 'threads past the last pixel wrote past the end of gray ... Hint: the
+    # grid is rounded up to whole blocks: return first thing when t >= width * height', as if
+    # there were no guard): the guard counts rgb's bytes, t >= 3 * width * height
+    "guard_of_rgb_s_bytes": ([("t >= width * height", "t >= 3 * width * height")],
+                             ["threads t = 315 to 511 passed the bounds guard and wrote past the "
+                              "end of gray", "every thread t < 3 * width * height = 945 through: "
+                              "it counts rgb's bytes", "Hint: a thread a pixel: if (t >= width * "
+                              "height) return;, without the 3"]),
     # blind audit I14 (was '... some pixels got two threads and others none', x/y hint)
     "flat_index_against_each_side": ([("t >= width * height", "t >= width || t >= height")],
                                      ["the guard compared the flat index t with width and with "

@@ -218,6 +218,18 @@ WRONG = {
                                   "iters[12992], past the end"),
     "rows_a_block_long": ([("iters[y * width + x]", "iters[y * blockDim.x + x]")],
                           "rows blockDim.x = 64 pixels apart (iters[y * blockDim.x + x])"),
+    # blind audit AB (was 'iters was written past its end: some thread's x reached width ...
+    # Hint: stop the loop while x < width'): a while loop whose x += blockDim.x comes before
+    # the store, so each count lands blockDim.x pixels on
+    "stepped_before_the_store": ([(LOOP, "int x = threadIdx.x;\n    while (x < width) {"),
+                                  ("        iters[y * width + x] = n;\n",
+                                   "        x += blockDim.x;\n        iters[y * width + x] = n;\n")],
+                                 "each pixel's count was stored blockDim.x = 64 pixels further on: "
+                                 "x += blockDim.x at line "),
+    # the same counts from a store whose index adds blockDim.x
+    "stored_a_pass_ahead": ([("iters[y * width + x]", "iters[y * width + x + blockDim.x]")],
+                            "each pixel's count was stored blockDim.x = 64 pixels further on, "
+                            "at its x + blockDim.x"),
 }
 HINTS = {"counted_from_1": "start n at 0: int n = 0;", "counted_before_the_test": "n++ at the end of the loop's body, after z_re = re2 - "
                                     "im2 + c_re;",
@@ -245,6 +257,9 @@ HINTS = {"counted_from_1": "start n at 0: int n = 0;", "counted_before_the_test"
          "z_not_reset": "set z_re = z_im = 0 inside the loop along the row",
          "steps_of_the_rows": "x += blockDim.x", "rows_height_long": "iters[y * width + x]",
          "rows_a_block_long": "iters[y * width + x]",
+         "stepped_before_the_store": "store first, then step: iters[y * width + x] = n; then x "
+                                     "+= blockDim.x;",
+         "stored_a_pass_ahead": "store each count at its own pixel: iters[y * width + x] = n;",
          "store_coordinates_swapped": "row y starts at y * width, and x is the column in it: "
                                       "iters[y * width + x] = n",
          "steps_of_one": "x += blockDim.x", "y_of_a_global_index": "one block a row: y = blockIdx.x",

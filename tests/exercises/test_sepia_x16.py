@@ -244,6 +244,7 @@ WRONG = {
                                         "while the tail's other 8 were (n = 1961, groups = n / 16 "
                                         "= 122, so the tail is pixels 16 * groups = 1952 to "
                                         "1960): the tail's loop starts 1 past 16 * groups"),
+    "stores_take_w": ([(STORES, STORES.replace("res[", "w[")), ("(res[0], res[1], res[2], res[3])", "(w[0], w[1], w[2], w[3])")], "the whole groups' pixels came out unchanged, each equal to its input"),  # blind audit AB (was 'the red output is 1.000 r + 0.000 g + -0.000 b ... Hint: each output channel comes from the input's r, g and b ...', the sums already right): the stores take the loaded words w[], not the results res[]
     "channels_read_as_char": ([(READ_AS_FLOAT, READ_AS_CHAR)],
                               "bytes of 128 and more became negative"),
     "channels_read_as_char_saturated": ([(READ_AS_FLOAT, READ_AS_CHAR), (CHANNEL_SUM, SATURATED)],
@@ -322,8 +323,7 @@ def test_a_tail_loop_started_late_is_told_where_to_start(kernels, capsys):
 
 
 @pytest.mark.parametrize("name", sorted(SLOW))
-def test_a_right_kernel_that_moves_bytes_one_at_a_time_passes_but_is_not_fast(name, kernels,
-                                                                              capsys):
+def test_a_right_kernel_that_moves_bytes_one_at_a_time_passes_but_is_not_fast(name, kernels, capsys):
     verdict = check_sepia_x16_kernel(kernels[name])
     out = capsys.readouterr().out
     assert verdict.passed, out
