@@ -10,8 +10,6 @@ thread converts every pixel gives the right image, but each pixel is written by 
 
 from __future__ import annotations
 
-import os
-
 import numpy as np
 
 from helpers.exercises import near as near_miss
@@ -65,29 +63,7 @@ def _observed(kernels, case):
     return written_twice(kernels, _launch(case), "each thread converts only its own pixel: "
                          "x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y * blockDim.y "
                          "+ threadIdx.y, i = y * width + x, then out[3*i], out[3*i + 1], "
-                         "out[3*i + 2] = ...; no loop over all the pixels", items="pixels",
-                         refine=_read_before_the_guard)
-
-
-def _read_before_the_guard(failure):
-    """On the case launched on the simulator, with rgb exactly its size (the other cases, whose
-    rgb has room after it, passed: nothing written outside the image), a thread outside the
-    image that read its own pixel's bytes past rgb's end: it read them before the guard sent it
-    away."""
-    err, rgb = failure.error, getattr(failure.launch, "model", None)
-    if failure.kind != "out of bounds" or err.is_write is not False or rgb is None or \
-            getattr(err, "array", None) != "rgb" or not err.thread or not err.block:
-        return
-    h, w = rgb.shape[:2]
-    x, y = (err.block[k] * failure.launch.block[k] + err.thread[k] for k in range(2))
-    if (x >= w or y >= h) and 0 <= err.element - 3 * (y * w + x) < 3:
-        yield (f"threads outside the image read rgb past its end before the guard sent them "
-               f"away: the thread of pixel (x = {x}, y = {y}), outside the {w} x {h} image, read "
-               f"rgb[{err.element}] at {os.path.basename(err.line or '?')}, past its {rgb.size} "
-               "bytes (the stores are guarded: nothing was written outside the image; but a read "
-               "past an array's end may fault on a GPU, and compute-sanitizer's memcheck reports "
-               "it)", "return first thing, before any read: if (x >= width || y >= height) "
-               "return; right after x and y")
+                         "out[3*i + 2] = ...; no loop over all the pixels", items="pixels")
 
 
 SIGNED_HINT = ("the channels are unsigned char, 0 to 255, as rgb holds them: read them into "

@@ -199,13 +199,6 @@ WRONG = {
     "blue_read_from_the_green_byte": ([("b = rgb[3 * i + 2];", "b = rgb[3 * i + 1];")],
                                       "b was read from the green byte, 3*i + 1, where blue is "
                                       "byte 3*i + 2"),
-    # blind audit AB (was 'PASS'): the guard moved down to just before the stores, so the threads
-    # outside the image read their pixel's bytes, past the end of rgb, before it sends them away
-    "guard_after_the_reads": ([(GUARD, ""), (WRITE_R, GUARD + WRITE_R)],
-                              ("threads outside the image read rgb past its end before the "
-                               "guard sent them away: the thread of pixel (x = 0, y = 5), outside "
-                               "the 7 x 5 image, read rgb[105]", "Hint: return first thing, before "
-                               "any read: if (x >= width || y >= height) return;")),
 }
 
 

@@ -102,13 +102,10 @@ LINE_TABLES = ["-g1", "-gdwarf-4", f"-fdebug-prefix-map={INCLUDE_DIR}={INCLUDE_I
 # exceptions (device code has none), since a call in each block keeps alive the empty clean-ups that
 # GCC would otherwise drop, and a clean-up needs the C++ runtime's personality routine, which device
 # code may not call (device_calls.py; a cooperative group alive across a barrier makes one).
-# No sinking of loads either: g++ moves a load whose value only one branch uses into that branch,
-# so a read written before the guard (float r = rgb[3 * i]; ... if (x >= width) return;) was never
-# made by the threads the guard sends away, and their read past the array's end went unseen.
 INSTRUMENT_FLAGS = {
     "memory": ["-DSIM_TRACE", *LINE_TABLES, "-fsanitize=thread", "--param=tsan-instrument-func-entry-exit=0",
                "-Wno-tsan", "-fno-tree-vectorize", "-fno-tree-sra", "-fno-ipa-sra",
-               "-fno-optimize-sibling-calls", "-fno-tree-sink"]}
+               "-fno-optimize-sibling-calls"]}
 INSTRUMENT_FLAGS["blocks"] = INSTRUMENT_FLAGS["memory"] + ["-DSIM_TRACE_BLOCKS",
                                                           "-fsanitize-coverage=trace-pc",
                                                           "-fno-exceptions"]
