@@ -10,6 +10,8 @@ thread converts every pixel gives the right image, but each pixel is written by 
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from helpers.exercises import near as near_miss
@@ -17,8 +19,10 @@ from helpers.exercises.common import Input, Output, one_further
 from helpers.exercises.coverage import Grid, Words, coverage, past_the_end
 from helpers.exercises.hidden import grids
 from helpers.exercises.kernel import KernelExercise, Launch
-from helpers.exercises.microscope import observe, written_by_two, written_twice
+from helpers.exercises.microscope import (kernel_words, observe, source_line, written_by_two,
+                                          written_twice)
 from helpers.exercises.origin import Wrong
+from helpers.exercises.sepia_guard import read_before_the_guard
 from helpers.exercises.sepia_models import (CHANNEL_NAMES, JUNK, SEPIA, _differs, _larger_kept,
                                             clamped_low, copied_channel, mixed_up, near,
                                             one_channel, reference)
@@ -152,6 +156,17 @@ def _mistakes(case, run):
     yield from written_mistakes(run.out, case, WORDS, WILD_HINT, WILD_HINT)
     yield from _signed(run.model, run.out.got)
     yield from _wrong_values(run.model, run.out.got)
+    yield from _read_before_the_guard(case, run.kernel)
+
+
+def _read_before_the_guard(case, kernels):
+    """Every pixel right, but rgb read above the bounds guard in the kernel's text (its simulated
+    twin's source): the threads outside the image read past rgb's end (``sepia_guard``)."""
+    if (text := kernel_words(kernels)) is None:
+        return
+    source, tokens, _, _, end = text
+    yield from read_before_the_guard(case, source[:tokens[end].end], kernels.simulated.name,
+                                     functools.partial(source_line, source))
 
 
 def _steps_by_the_grid(case, out):

@@ -9,6 +9,7 @@ Oclgrind's reports of accesses outside a buffer, which name the line of the kern
 
 from __future__ import annotations
 
+import functools
 import re
 
 import numpy as np
@@ -18,6 +19,7 @@ from helpers.exercises import sepia
 from helpers.exercises.coverage import Words
 from helpers.exercises.opencl_kernel import OpenCLExercise, code_line, kernel_code, one_global_id
 from helpers.exercises.sepia import CASES
+from helpers.exercises.sepia_guard import read_before_the_guard
 from helpers.exercises.sepia_models import CHANNEL_NAMES, ROUNDING_SLACK, four_bytes_a_pixel
 from helpers.exercises.verdict import listed
 
@@ -54,39 +56,16 @@ def _reports(messages, _case=None, kernel_code=None):
 def _mistakes(case, run, reports):
     # the index multiplied by 3 twice: every third pixel right, the rest past the end (before
     # Oclgrind's reports of the reads past rgb, which name only their line)
+    code = kernel_code(run.kernel)
     yield from sepia._tripled(run.model, run.out, "work-item")
     yield from four_bytes_a_pixel(run.model, run.out, "work-item")  # RGBA's stride, reads past rgb
-    yield from _row_step_scaled(run.model, run.out, kernel_code(run.kernel))  # reads past rgb
+    yield from _row_step_scaled(run.model, run.out, code)  # reads past rgb
     yield from reports
     yield from _one_global_id(run.model, run.out)
     yield from sepia.written_mistakes(run.out, case, WORDS, WILD_HINT, GUARD_HINT)
-    yield from _wrong_values(run.model, run.out.got, kernel_code(run.kernel))
-    yield from _read_before_the_guard(case, kernel_code(run.kernel))
-
-
-def _read_before_the_guard(case, code):
-    """The input read (as the code writes it: the first parameter's name with an index) above the
-    bounds guard, the first if that tests width or height, while the range reaches past the
-    image's last row (or past the last column of the last row): the work-items outside the image
-    read before they return, past the end of the input (with i = y * width + x). The values read
-    go nowhere, so out cannot show it (and the checker's input has room after it)."""
-    name = re.search(r"\bsepia\s*\(\s*[^,)]*?(\w+)\s*,", code)
-    guard = re.search(r"\bif\s*\(([^;{]*\b(?:width|height)\b[^;{]*)\)", code)
-    read = name and guard and re.search(rf"\b{name[1]}\s*\[([^\]]*)\]", code[:guard.start()])
-    (tx, ty), width, height = case.threads, case.width, case.height
-    last, size = 3 * ((ty - 1) * width + tx - 1) + 2, 3 * width * height
-    if read and last >= size:
-        rgb = name[1]
-        yield (f"the kernel reads {rgb}[{' '.join(read[1].split())}] (line "
-               f"{code_line(code, read.start())}) before its bounds guard, if ("
-               f"{' '.join(guard[1].split())}) (line {code_line(code, guard.start())}): the "
-               f"work-items outside the {width} x {height} image (the range is {tx} x {ty}) read "
-               f"before they return, past the end of {rgb}, as far as {rgb}[{last}] ({rgb} holds "
-               f"{size} bytes: a read outside a buffer is undefined, even when, as here, its "
-               "value goes nowhere and out does not show it)",
-               "the guard must come before any access to memory: move if (x >= width || y >= "
-               "height) return; up, to right after x and y are computed, above the reads of "
-               f"{rgb}")
+    yield from _wrong_values(run.model, run.out.got, code)
+    yield from read_before_the_guard(case, code, "sepia", functools.partial(code_line, code),
+                                     "work-item", "the range is {} x {}", "a buffer")
 
 
 def _row_step_scaled(rgb, out, code):

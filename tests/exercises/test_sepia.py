@@ -199,6 +199,15 @@ WRONG = {
     "blue_read_from_the_green_byte": ([("b = rgb[3 * i + 2];", "b = rgb[3 * i + 1];")],
                                       "b was read from the green byte, 3*i + 1, where blue is "
                                       "byte 3*i + 2"),
+    # blind audit AB (was 'PASS: every pixel matches NumPy's sepia ...', the reads past rgb hidden
+    # by the room after it): the guard moved down to just before the stores, so the threads
+    # outside the image read their pixel's bytes, past the end of rgb, before it sends them away
+    "guard_after_the_reads": ([(GUARD, ""), (WRITE_R, GUARD + WRITE_R)],
+                              ("the kernel reads rgb[3 * i] (line", "before its bounds guard, if "
+                               "(x >= width || y >= height) (line", "the threads outside the 53 x "
+                               "37 image (the grid has 64 x 48 threads) read before they return, "
+                               "past the end of rgb, as far as rgb[7664] (rgb holds 5883 bytes",
+                               "Hint: the guard must come before any access to memory")),
 }
 
 
