@@ -112,9 +112,11 @@ WRONG = {
     # fixed with a local sum never set to 0, the planted bug's 'whatever was there' again
     "sum_never_set_to_0": ([("float sum = 0.0f; ", "float sum;      ")],
                            ["sum (declared at line ", ") is read before anything is stored in it",
-                            "bug 3's mistake again, in a local",
-                            "Hint: give sum a value where it is declared, before the loop adds "
-                            "to it: float sum = 0.0f;"]),
+                            # on a GPU the sum may come out right by luck, and the verdict says so
+                            *(["bug 3's mistake again, in a local",
+                               "Hint: give sum a value where it is declared, before the loop adds "
+                               "to it: float sum = 0.0f;"] if BACKEND == "simulator" else
+                              ["Hint: give sum a value where it is declared"])]),
     "int_sum": ([("float sum = 0.0f;", "int sum = 0;")],
                 ["int", "float sum = 0.0f"]),
     # blind audit TPA-block_mean-1 (was '... indexed an array past the size it was declared with

@@ -15,9 +15,10 @@ WRONG = {
     # rows = (hi - lo) * height', the rows it had): the output first, as memcpy(dest, src)
     "output_passed_first": (
         [(LAUNCH, LAUNCH.replace("rgb_k, grey_k", "grey_k, rgb_k"))],
+        # the shares' shapes depend on the devices (one GPU: every image; two simulated: 3 of 7)
         ("device 0's kernel was given its two arrays the other way round, kernels[0](grey_k, "
-         "rgb_k, ...): grey_k, of shape (3, 37, 53), the grey share's, came first, and rgb_k, of "
-         "shape (3, 37, 53, 3), the RGB share's, second", "rgb_to_gray(rgb, gray, width, height) "
+         "rgb_k, ...): grey_k, of shape (", ", 37, 53), the grey share's, came first, and rgb_k, of "
+         "shape (", ", 37, 53, 3), the RGB share's, second", "rgb_to_gray(rgb, gray, width, height) "
          "takes the RGB input first", "Hint: pass the RGB share first, then the grey one: "
          "kernels[k](rgb_k, grey_k, np.int32(width), np.int32(rows), ...)")),
 }
