@@ -17,7 +17,7 @@ from helpers.exercises.dot_product_models import (first_warp_read_nothing, model
 from helpers.exercises.hidden import awkward
 from helpers.exercises.kernel import KernelExercise, Launch
 from helpers.exercises.microscope import (accesses_of, body_words, kernel_words, observe,
-                                         observed_mistakes, syncwarp_between)
+                                         observed_mistakes, syncwarp_first)
 from helpers.exercises.verdict import matches
 
 RTOL, GUARD = 1e-5, 16
@@ -101,14 +101,6 @@ def _refine(failure):
                "every thread of the block) before the first warp reads warp_sums")
 
 
-def _with_the_source(kernels):
-    """``_refine``, after a race between warps across a __syncwarp() (``syncwarp_between``)."""
-    def refine(failure):
-        yield from syncwarp_between(kernels, failure)
-        yield from _refine(failure)
-    return refine
-
-
 def _launch(case):
     """x and y hold NaN past n, *result starts at 0, the guard after it is NaN."""
     n, rng = case["n"], np.random.default_rng(case["n"])
@@ -127,7 +119,7 @@ def _mistakes(case, run):
     if np.isnan(got):  # a race explains a NaN too: the barrier before reading shared memory
         yield from _one_sum_too_many(kernels)
         yield from _added_into_unset(kernels)
-        yield from observed_mistakes(_observe(kernels), _with_the_source(kernels),
+        yield from observed_mistakes(_observe(kernels), syncwarp_first(kernels, _refine),
                                      wrong="the sum is NaN")
         yield from _unset(kernels)
         yield from _first_warp_only(kernels)
@@ -152,7 +144,7 @@ def _mistakes(case, run):
     yield from _slot_a_block(kernels, got, products, case)
     yield from _whole_warps_stored(kernels)
     yield from _one_sum_too_many(kernels)
-    yield from observed_mistakes(_observe(kernels), _with_the_source(kernels),  # likeliest
+    yield from observed_mistakes(_observe(kernels), syncwarp_first(kernels, _refine),  # likeliest
                                  wrong="the sum is wrong")
     yield from _added_into_unset(kernels)
     yield from _warps_placed_in_grid(kernels)
@@ -342,7 +334,7 @@ def _observed_mistakes(kernels, case):
     seen = _observe(kernels, case)
     if seen.error is not None:
         yield from _whole_warps_stored(kernels)
-    yield from observed_mistakes(seen, _with_the_source(kernels))
+    yield from observed_mistakes(seen, syncwarp_first(kernels, _refine))
     yield from _one_sum_too_many(kernels)
     yield from _added_into_unset(kernels)
     if not seen.error and np.isnan(seen.outs[0].got[0]):

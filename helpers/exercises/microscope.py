@@ -171,6 +171,15 @@ def observed_launch(launch, refine=None):
     return lambda kernels, case: observed_mistakes(observe(kernels, launch(case)), refine)
 
 
+def syncwarp_first(kernels, refine):
+    """``refine`` (an exercise's reading of a crash or a race: failure -> mistakes), after
+    ``syncwarp_between``: a race across a __syncwarp() is named as that first."""
+    def refined(failure):
+        yield from syncwarp_between(kernels, failure)
+        yield from refine(failure)
+    return refined
+
+
 def syncwarp_between(kernels, failure):
     """(problem, hint) for a race between threads of two warps of a block (``failure``'s error,
     read by its fields) across a __syncwarp() on a line of the learner's source between the two

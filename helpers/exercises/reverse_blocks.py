@@ -23,7 +23,7 @@ from helpers.exercises.barrier_if import after_the_cases
 from helpers.exercises.common import Input, Output, one_further
 from helpers.exercises.hidden import awkward
 from helpers.exercises.kernel import KernelExercise, Launch, traced_back
-from helpers.exercises.microscope import accesses_of, observe, race_mistake, syncwarp_between
+from helpers.exercises.microscope import accesses_of, observe, race_mistake, syncwarp_first
 from helpers.exercises.origin import Wrong
 from helpers.exercises.reverse_blocks_models import (BLOCK, j_as_the_lane, len_of_the_last_block,
                                                      len_one_short, len_one_too_many,
@@ -86,14 +86,6 @@ def _refine(failure):
     if failure.kind == "array bounds" and (err.element is None or err.element < 0):
         yield ("a thread with j >= len read s[len - 1 - j], before the start of s: keep the "
                "guard if (j < len) on the store too")
-
-
-def _with_the_source(kernels):
-    """``_refine``, after a race between warps across a __syncwarp() (``syncwarp_between``)."""
-    def refine(failure):
-        yield from syncwarp_between(kernels, failure)
-        yield from _refine(failure)
-    return refine
 
 
 def _lens(failure, start):
@@ -273,7 +265,7 @@ def _mistakes(n, run):
         if seen.error:
             yield from _load_guarded_by_n(run.kernel, n)
             yield race_mistake(seen.error, "each thread stores only out[start + j]",
-                               block=(BLOCK, 1, 1), refine=_with_the_source(run.kernel))
+                               block=(BLOCK, 1, 1), refine=syncwarp_first(run.kernel, _refine))
     want = reference(x)
     if np.array_equal(got, want):
         return
