@@ -316,6 +316,18 @@ class HostFunctionError(CompileError):
         self.function, self.file, self.line = function, file, line
 
 
+class MathArgumentError(CompileError):
+    """Device code calls a math function on argument types CUDA has no device version for (sqrt
+    of an int, fmin of a float and an int, min of an int and a float), which nvcc refuses:
+    ``function``, the ``arguments``' C types as the compiler named them, and the ``file`` and
+    ``line`` of the call (None where the compiler kept no line)."""
+
+    def __init__(self, msg, function, arguments, file=None, line=None, command_line=None):
+        super().__init__(msg, command_line)
+        self.function, self.arguments = function, tuple(arguments)
+        self.file, self.line = file, line
+
+
 class NotSimulatedError(CompileError):
     """Device code calls a CUDA function that the simulator leaves out
     (compile/not_simulated.py): ``function`` and its ``feature``, the ``file`` and ``line`` of

@@ -5,10 +5,9 @@ variants are compiled as one module (and, on PyCUDA, once more on the simulator)
 
 import pytest
 
-from kernel_sources import (assert_mistake_named, compile_variant_pairs, simulator_only, solution,
-                            variant)
+from kernel_sources import (assert_mistake_named, assert_refused_and_named, compile_variant_pairs,
+                            simulator_only, solution, variant)
 
-from helpers.backend import BACKEND
 from helpers.exercises import attention_tiles as checker
 
 KERNEL = solution("attention_tiles.cu")
@@ -74,11 +73,12 @@ WRONG = [
     # blind audit AB (was 'the last, partial tile was skipped ... Hint: walk over (n + TILE - 1) /
     # TILE tiles, not n / TILE', to a learner who wrote ceil and thought it rounded up): the tile
     # count as ceil(n / TILE), of an integer division
+    # (ceil(n / TILE) itself does not compile, as nvcc refuses ceil of an int: below)
     ("tile_count_ceil_of_an_integer_division",
-     variant(KERNEL, ("(n + TILE - 1) / TILE;", "ceil(n / TILE);")),
+     variant(KERNEL, ("(n + TILE - 1) / TILE;", "ceilf(n / TILE);")),
      ["the last, partial tile was skipped: o is the attention over the first 64 of the 75 keys: "
-      "ceil(n / TILE) takes the ceiling of an integer division: n / TILE = 75 / 32 is "
-      "already 2, rounded down, before ceil sees it", "round up in integers: (n + TILE - 1) / TILE"]),
+      "ceilf(n / TILE) takes the ceiling of an integer division: n / TILE = 75 / 32 is "
+      "already 2, rounded down, before ceilf sees it", "round up in integers: (n + TILE - 1) / TILE"]),
     # rounded up from n + TILE - 2: short of a tile only where the last holds one key (it passed)
     ("tile_count_short_of_one_key", variant(KERNEL, ("(n + TILE - 1) / TILE;", "(n + TILE - 2) / TILE;")),
      ["the last, partial tile was skipped", "first 96 of the 97 keys", "(n + TILE - 1) / TILE"]),
@@ -231,10 +231,6 @@ WRONG = [
 # The simulator only: on a GPU the slots past Ks are Vs, then past the block's shared memory
 SIMULATOR_ONLY = dict.fromkeys(("keys_not_capped_at_the_tile", "loop_through_keys_itself"),
                                "a read past a shared array: garbage, or an illegal address, on a GPU")
-# nvcc refuses these, so a GPU's module leaves them out: ceil of an int in device code calls
-# libstdc++'s ceil for integers, a constexpr __host__ function (the simulator's g++ inlines it)
-NVCC_REFUSES = {"tile_count_ceil_of_an_integer_division": "nvcc refuses ceil of an int in device "
-                "code (a constexpr __host__ function): there the compiler's message is the verdict"}
 
 # Right, though not as the solution does it: powers of 2 (exp2f, the scale times log2(e)), as
 # FlashAttention's kernels compute them...
@@ -253,8 +249,7 @@ ALONG_ROWS = variant(KERNEL, (
 @pytest.fixture(scope="module")
 def kernels():
     sources = {"solution": KERNEL, "exp2": EXP2, "along_rows": ALONG_ROWS,
-               **{w[0]: w[1] for w in WRONG
-                  if BACKEND == "simulator" or w[0] not in NVCC_REFUSES}}
+               **{w[0]: w[1] for w in WRONG}}
     return compile_variant_pairs("attention_tiles", sources, no_extern_c=True)
 
 
@@ -274,7 +269,7 @@ def test_the_stub_skips_the_last_tile(capsys):
 
 
 @pytest.mark.parametrize("name, source, expected",
-                         simulator_only(WRONG, {**SIMULATOR_ONLY, **NVCC_REFUSES}))
+                         simulator_only(WRONG, SIMULATOR_ONLY))
 def test_known_mistake_fails_with_its_hint(name, source, expected, kernels, capsys):
     verdict = checker.check_attention_tiles_kernel(*kernels[name])
     out = capsys.readouterr().out
@@ -289,3 +284,14 @@ def test_what_a_gpu_cannot_tell_safely_is_named_by_the_simulator_s_launch(name, 
     out = capsys.readouterr().out
     assert_mistake_named(verdict, out, name, ["on the simulator", *dict(
         (w[0], w[2]) for w in WRONG)[name][1:]])
+
+
+def test_ceil_of_an_integer_division_does_not_compile_and_is_named(capsys):
+    """nvcc refuses ceil of an int in device code (the C++ library's host function), and so does
+    the simulator: the verdict names the call and rounds up in integers."""
+    assert_refused_and_named(checker.check_attention_tiles, "attention_tiles", "ceil_of_an_int",
+                             [("(n + TILE - 1) / TILE;", "ceil(n / TILE);")],
+                             {"problem": "calls ceil(int): in device code CUDA's ceil takes a "
+                                         "float or a double",
+                              "hint": "round up in integers, (n + TILE - 1) / TILE"})
+

@@ -82,6 +82,15 @@ def _record(kind, **fields):
      "end each statement with ;"),
     (_record("redeclared", names=("sum",), types=("int",)), "declares sum again",
      "sum = ..."),
+    (_record("math argument", names=("sqrt",), types=("int",)),
+     "line 7 calls sqrt(int): in device code CUDA's sqrt takes a float or a double",
+     "(float)n for an int variable"),
+    (_record("math argument", names=("ceil",), types=("int",)), "an integer division has "
+     "already dropped its fraction", "(n + TILE - 1) / TILE"),
+    (_record("math argument", names=("fmin",), types=("float", "int")),
+     "CUDA's fmin takes two floats or two doubles", "1.0f for a literal"),
+    (_record("math argument", names=("max",), types=("float", "int")),
+     "CUDA's max has no version for a float with an int", "fmaxf(a, b) for two floats"),
 ])
 def test_a_compile_error_s_record_names_the_mistake(record, problem, hint):
     from helpers.exercises.compile_errors import verdict

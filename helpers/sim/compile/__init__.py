@@ -8,7 +8,8 @@
 - `prebuilt`: what every module shares, built once (the grid runner, the trace's runtime, the
   precompiled prelude)
 - `messages`: what the compiler and linker say, in the learner's terms; `device_calls`: what
-  device code may call
+  device code may call; `math_arguments`: a math function on types CUDA's device code has no
+  version for (sqrt of an int), refused as nvcc refuses it
 - `warned`: what g++ warned about the learner's code, as records kept in the library
 - `diagnosed`: g++'s errors about the learner's file, as records (`CompileError.diagnostics`)
 - `sites`: where the learner's loads and stores are, in an instrumented build

@@ -29,6 +29,9 @@ fields each fills:
   namespaces left out (a class's, ``("matrix_a", "16", "16", "16", "float", "row_major")``; a
   function's, those its ``[with ...]`` binds, in order), ``expression`` the learner's name or
   call at the column (``fa``);
+- MATH_ARGUMENT, "math argument": a math function on types CUDA's device code has no version
+  for (sqrt of an int, min of an int and a float; compile/math_arguments.py, whose
+  MathArgumentError carries this record): ``names`` the function, ``types`` the arguments';
 - OTHER: any other error (file, line and column only).
 
 An error g++ places in a macro of the prelude's (``int i = threadIdx;``: the conversion is in
@@ -50,6 +53,7 @@ CONDITIONAL, READ_ONLY = "mismatched types in ?:", "store into read-only"
 VOID_RETURN, EXPECTED, REDECLARED, OTHER = ("value returned from a void function", "expected",
                                             "redeclared", "other")
 NO_MATCH, POWER, REFUSED = "no matching function", "** as a power", "refused by a header"
+MATH_ARGUMENT = "math argument"
 
 
 @dataclasses.dataclass(frozen=True)

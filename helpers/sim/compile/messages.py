@@ -9,14 +9,17 @@ patterns to follow: the first error in the learner's file, then one note that ex
 import os
 import re
 
-from . import capabilities, not_simulated, warned
+from . import capabilities, math_arguments, not_simulated, warned
 from .source import INCLUDE_DIR, in_prelude as _in_prelude
 from ..errors import (CompileError, ExternCError, HostFunctionError, NeedsNewerGPUError,
                       NotSimulatedError)
 from ..settings import settings
 
 # Host functions in device code (include/sim_host_only.h): advice by the function's group.
-_HOST_ONLY = re.compile(r"__sim_host_(stop|random|io|system|memory|text|time)_(\w+)")
+_HOST_ONLY = re.compile(r"__sim_host_(stop|random|io|system|memory|text|time|math)_(\w+)")
+# std::min and std::max, declared with an error attribute (include/sim_math_args.h)
+_STD_MIN_MAX = re.compile(r"call to [‘']std::(min|max)[’'] declared with attribute error: "
+                          r"__sim_host_std_min_max")
 _ALLOWED = ("Device code may call printf, malloc and free, memcpy and memset, assert, new and "
             "delete, clock64, __nanosleep, the math functions and the functions of its own source.")
 _HOST_ADVICE = {
@@ -31,6 +34,11 @@ _HOST_ADVICE = {
     "memory": "In device code, allocate with malloc and free (or better, allocate on the host "
               "and pass the array in).",
     "text": _ALLOWED,
+    "math": "CUDA has no device version of it: isless(a, b) and its kin are a < b, a <= b, ...; "
+            "nexttoward is nextafter; isnormal and fpclassify are isnan, isinf and fabs(x) >= "
+            "FLT_MIN.",
+    "std": "CUDA's own min(a, b) and max(a, b), without std::, work in a kernel (fminf and "
+           "fmaxf for two floats).",
     "time": "Device code has no calendar clock and cannot sleep on the operating system's: "
             "clock64() counts the GPU's clock ticks, and __nanosleep(ns) lets a thread wait.",
 }
@@ -61,6 +69,12 @@ def compile_error(what, stderr):
     mine = [m for m in errors if not _in_prelude(m.group("file"))] or errors
     if mine and _HOST_ONLY.search(mine[0].group("text")):
         return _host_function_error(what, mine[0])
+    std = mine and _STD_MIN_MAX.search(mine[0].group("text"))
+    if std:
+        return host_function_error(what, f"std::{std[1]}", *_learner_site(mine[0]), "std")
+    math = mine and math_arguments.error(what, mine[0].group("text"), *_learner_site(mine[0]))
+    if math:
+        return math
     refused = not_simulated_calls(stderr)
     if refused:
         return not_simulated_error(what, refused)
@@ -222,16 +236,22 @@ def _c_linkage_error(what, stderr):
 _EXPANSION = re.compile(r"^(?P<file>[^:\n]+):(?P<line>\d+):(?:\d+:)? note: in expansion of macro", re.M)
 
 
-def _host_function_error(what, match):
-    """The error is reported in the prelude's macro; the learner's line is the first place it
-    was expanded from outside the prelude."""
-    group, name = _HOST_ONLY.search(match.group("text")).groups()
+def _learner_site(match):
+    """(file, line) of the compiler's error ``match``; for an error reported in one of the
+    prelude's macros, the first place it was expanded from outside the prelude."""
     where = (match.group("file"), int(match.group("line")))
+    if not _in_prelude(where[0]):
+        return where
     for note in _EXPANSION.finditer(match.string, match.end()):
         if not _in_prelude(note.group("file")):
-            where = (note.group("file"), int(note.group("line")))
-            break
-    return host_function_error(what, name, *where, group)
+            return note.group("file"), int(note.group("line"))
+    return where
+
+
+def _host_function_error(what, match):
+    """A host function in device code: the prelude's macro onto a deleted function."""
+    group, name = _HOST_ONLY.search(match.group("text")).groups()
+    return host_function_error(what, name, *_learner_site(match), group)
 
 
 def host_function_error(what, name, file, line, group):

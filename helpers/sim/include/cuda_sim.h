@@ -191,4 +191,5 @@ inline void __sim_nanosleep(unsigned) { sim::let_others_run(); }
 #include "sim_traced.h"  // the instrumented build: memory trace and race check (compiler.py)
 #endif
 #include "sim_host_only.h"  // exit(), rand(), fopen(), ...: errors that say why
+#include "sim_math_args.h"  // sqrt of an int, fmin of a float and an int: refused as by nvcc
 // The unit includes sim_prelude_end.h next: the worker's register, and the end of these macros.

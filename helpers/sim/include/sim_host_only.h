@@ -6,7 +6,7 @@
 // the learner's Jupyter kernel, rand() would work here and nowhere else. So each of them is a
 // macro onto a deleted function named __sim_host_<group>_<name>; the compiler driver
 // (compile/messages.py) turns the error into one that names the function and says
-// why, with advice for its group (stop, random, io, system, memory, text, time).
+// why, with advice for its group (stop, random, io, system, memory, text, time, math).
 // Included last by cuda_sim.h: every header that declares these functions is already in.
 #pragma once
 
@@ -69,6 +69,12 @@ __SIM_HOST_ONLY(time, asctime) __SIM_HOST_ONLY(time, ctime) __SIM_HOST_ONLY(time
 __SIM_HOST_ONLY(time, localtime) __SIM_HOST_ONLY(time, strftime)
 __SIM_HOST_ONLY(time, timespec_get) __SIM_HOST_ONLY(time, nanosleep)
 __SIM_HOST_ONLY(time, clock_gettime) __SIM_HOST_ONLY(time, clock_getres)
+
+// math functions that CUDA has no device version of, whatever the arguments' types
+__SIM_HOST_ONLY(math, fpclassify) __SIM_HOST_ONLY(math, isnormal) __SIM_HOST_ONLY(math, nexttoward)
+__SIM_HOST_ONLY(math, isgreater) __SIM_HOST_ONLY(math, isgreaterequal) __SIM_HOST_ONLY(math, isless)
+__SIM_HOST_ONLY(math, islessequal) __SIM_HOST_ONLY(math, islessgreater)
+__SIM_HOST_ONLY(math, isunordered)
 #undef __SIM_HOST_ONLY
 
 #define exit(...) __sim_host_stop_exit(__VA_ARGS__)
@@ -226,3 +232,13 @@ extern "C" void *__sim_device_malloc(size_t bytes);
 extern "C" void __sim_device_free(void *p);
 #define malloc(...) __sim_device_malloc(__VA_ARGS__)
 #define free(...) __sim_device_free(__VA_ARGS__)
+
+#define fpclassify(...) __sim_host_math_fpclassify(__VA_ARGS__)
+#define isnormal(...) __sim_host_math_isnormal(__VA_ARGS__)
+#define nexttoward(...) __sim_host_math_nexttoward(__VA_ARGS__)
+#define isgreater(...) __sim_host_math_isgreater(__VA_ARGS__)
+#define isgreaterequal(...) __sim_host_math_isgreaterequal(__VA_ARGS__)
+#define isless(...) __sim_host_math_isless(__VA_ARGS__)
+#define islessequal(...) __sim_host_math_islessequal(__VA_ARGS__)
+#define islessgreater(...) __sim_host_math_islessgreater(__VA_ARGS__)
+#define isunordered(...) __sim_host_math_isunordered(__VA_ARGS__)

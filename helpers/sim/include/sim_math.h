@@ -93,8 +93,8 @@ static inline float __sim_fmaxf(float a, float b) {
 }
 // fmin and fmax on doubles as a GPU's min.f64 and max.f64 (the H200's special_doubles): the same,
 // but two NaNs give the first one, quieted (0x7FF0000000000001 becomes 0x7FF8000000000001): a GPU's
-// double arithmetic passes a NaN on as the CPU's does. On two floats fmin is fminf; on other types
-// it compares doubles, as C++'s std::fmin does.
+// double arithmetic passes a NaN on as the CPU's does. On two floats fmin is fminf; other pairs
+// of types are refused, as nvcc refuses them (sim_math_args.h).
 static inline double __sim_quiet(double a) {
     return __longlong_as_double(__double_as_longlong(a) | 0x0008000000000000LL);
 }
@@ -112,10 +112,6 @@ static inline double __sim_fmax(double a, double b) {
 }
 static inline float __sim_fmin(float a, float b) { return __sim_fminf(a, b); }
 static inline float __sim_fmax(float a, float b) { return __sim_fmaxf(a, b); }
-template <typename A, typename B>
-static inline double __sim_fmin(A a, B b) { return __sim_fmin((double)a, (double)b); }
-template <typename A, typename B>
-static inline double __sim_fmax(A a, B b) { return __sim_fmax((double)a, (double)b); }
 namespace std {  // std::fminf(a, b) becomes std::__sim_fminf(a, b)
 using ::__sim_fmax;
 using ::__sim_fmaxf;
@@ -127,15 +123,26 @@ using ::__sim_fminf;
 #define fmin(a, b) __sim_fmin(a, b)
 #define fmax(a, b) __sim_fmax(a, b)
 
-// CUDA's min and max are overloaded for every arithmetic type; mixed types follow C++'s rules.
-template <typename A, typename B>
-static inline typename std::common_type<A, B>::type min(A a, B b) { return b < a ? b : a; }
-template <typename A, typename B>
-static inline typename std::common_type<A, B>::type max(A a, B b) { return a < b ? b : a; }
+// CUDA's min and max: the overloads its math_functions.hpp declares, no more, so that a call picks
+// the one nvcc picks and a pair nvcc finds ambiguous (an int and a float) is ambiguous here too
+// (tests/sim/compile/test_math_arguments.py); each returns C++'s common type of the two.
+#define __SIM_MIN_MAX(A, B)                                                                   \
+    static inline std::common_type<A, B>::type min(A a, B b) { return b < a ? b : a; }       \
+    static inline std::common_type<A, B>::type max(A a, B b) { return a < b ? b : a; }
+__SIM_MIN_MAX(int, int) __SIM_MIN_MAX(unsigned, unsigned) __SIM_MIN_MAX(int, unsigned)
+__SIM_MIN_MAX(unsigned, int) __SIM_MIN_MAX(long, long) __SIM_MIN_MAX(unsigned long, unsigned long)
+__SIM_MIN_MAX(long, unsigned long) __SIM_MIN_MAX(unsigned long, long)
+__SIM_MIN_MAX(long long, long long) __SIM_MIN_MAX(unsigned long long, unsigned long long)
+__SIM_MIN_MAX(long long, unsigned long long) __SIM_MIN_MAX(unsigned long long, long long)
+#undef __SIM_MIN_MAX
 static inline float min(float a, float b) { return fminf(a, b); }
 static inline float max(float a, float b) { return fmaxf(a, b); }
 static inline double min(double a, double b) { return fmin(a, b); }
 static inline double max(double a, double b) { return fmax(a, b); }
+static inline double min(float a, double b) { return fmin((double)a, b); }
+static inline double max(float a, double b) { return fmax((double)a, b); }
+static inline double min(double a, float b) { return fmin(a, (double)b); }
+static inline double max(double a, float b) { return fmax(a, (double)b); }
 
 // integer intrinsics
 static inline int __popc(unsigned x) { return __builtin_popcount(x); }

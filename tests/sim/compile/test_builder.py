@@ -95,10 +95,12 @@ def test_the_preludes_macros_are_the_learners_after_it_precompiled_or_not():
 
 
 def test_standard_headers_included_after_the_prelude_still_compile():
-    """The prelude's host-function macros (exit, rand, ...) must not reach a header's own code
-    (<algorithm> calls std::rand): every header that uses them is included before them."""
+    """The prelude's host-function macros (exit, rand, ...) and math macros (floor, ...) must not
+    reach a header's own code (<algorithm> calls std::rand, <chrono> has a floor of its own):
+    every header that uses them is included before them."""
     headers = ["algorithm", "functional", "iostream", "random", "regex", "valarray", "vector",
-               "cstdlib", "cstdio", "ctime", "stdio.h", "stdlib.h", "unistd.h", "wchar.h"]
+               "cstdlib", "cstdio", "ctime", "stdio.h", "stdlib.h", "unistd.h", "wchar.h",
+               "complex", "chrono"]
     src = "".join(f"#include <{h}>\n" for h in headers)
     SourceModule(src + 'extern "C" __global__ void k(float *x) { x[0] = 1; }\n', no_extern_c=True)
 
