@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 
-from helpers.exercises import fragment_types, math_calls, warp_reduce
+from helpers.exercises import device_code, fragment_types, math_calls, warp_reduce
 from helpers.exercises.diagnostic_words import a as _a, where as _where
 from helpers.exercises.verdict import COMPILE_HINT, Verdict, first_error, not_yet
 
@@ -367,7 +367,10 @@ def _power(d, where, source):
 
 
 _RULES = {
-    "math argument": math_calls.refused,
+    "math argument": math_calls.refused, "host function": device_code.host_function,
+    "kernel called": device_code.kernel_called,
+    "shared initializer": device_code.shared_initializer,
+    "variable length array": device_code.variable_length_array,
     "subscript of a non-array": _subscript, "index not an integer": _index,
     "continue outside a loop": _outside_a_loop("continue", "to skip this thread's element, "
                                                "return: the thread ends there, as continue ends "

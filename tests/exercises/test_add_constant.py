@@ -172,6 +172,25 @@ DOES_NOT_COMPILE = {
                         {"problem": "line 9 puts threadIdx, a uint3, where an int is needed: "
                                     "threadIdx is a uint3 with fields .x, .y, .z",
                          "hint": "write threadIdx.x"}),
+    # the addition in a helper without __device__: nvcc refuses the call, and now so does the
+    # simulator (it compiled as C++ and passed)
+    "helper_without_device": ([("__global__ void add_constant", "float plus(float a, float b) "
+                                "{ return a + b; }\n\n__global__ void add_constant"),
+                               ("y[i] = x[i] + c;", "y[i] = plus(x[i], c);")],
+                              {"problem": "line 12 calls plus, which is declared without "
+                                          "__device__: a host function, which add_constant",
+                               "hint": "declare it __device__ float plus(...)"}),
+    # a __shared__ copy of c, initialized where it is declared: nvcc refuses the initializer
+    "shared_initialized": ([("int i = threadIdx.x;", "__shared__ float sc = c;\n    int i = "
+                             "threadIdx.x;"), ("x[i] + c;", "x[i] + sc;")],
+                           {"problem": "line 9 gives the __shared__ variable sc an initializer",
+                            "hint": "if (threadIdx.x == 0) sc = ...;"}),
+    # a local copy of the input sized by the block: nvcc needs a constant size
+    "local_array_of_the_block": ([("int i = threadIdx.x;", "float copy[blockDim.x];\n    int i = "
+                                   "threadIdx.x;\n    copy[i] = x[i];"), ("x[i] + c;", "copy[i] + c;")],
+                                 {"problem": "line 9 sizes the local array copy by blockDim.x, a "
+                                             "value known only when the kernel runs",
+                                  "hint": "#define N 256"}),
 }
 
 @pytest.mark.parametrize("name", sorted(DOES_NOT_COMPILE))

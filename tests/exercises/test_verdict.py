@@ -91,6 +91,15 @@ def _record(kind, **fields):
      "CUDA's fmin takes two floats or two doubles", "1.0f for a literal"),
     (_record("math argument", names=("max",), types=("float", "int")),
      "CUDA's max has no version for a float with an int", "fmaxf(a, b) for two floats"),
+    (_record("host function", names=("twice", "scale")), "line 7 calls twice, which is declared "
+     "without __device__: a host function, which scale, device code, cannot call",
+     "__device__ float twice(...)"),
+    (_record("kernel called", names=("g", "k")), "line 7 calls the kernel g like a function",
+     "a __device__ function"),
+    (_record("shared initializer", names=("sum",)), "gives the __shared__ variable sum an "
+     "initializer", "if (threadIdx.x == 0) sum = ...;"),
+    (_record("variable length array", names=("buf",)), "line 7 sizes the local array buf a "
+     "value known only when the kernel runs", "#define N 256"),
 ])
 def test_a_compile_error_s_record_names_the_mistake(record, problem, hint):
     from helpers.exercises.compile_errors import verdict

@@ -27,15 +27,15 @@ from pathlib import Path
 
 from . import cache as module_cache
 from . import capabilities, device_calls, prebuilt, sites, source as unit, split, toolchain, warned
-from . import diagnosed, messages as compiler_messages
+from . import device_rules, diagnosed, messages as compiler_messages
 from ..errors import CompileError
 from ..settings import settings
 from .lines import PARSED
 from .source import INCLUDE_DIR, INCLUDE_IN_LINE_TABLES, anywhere
 
 # Raised with every change to what a built module does, so that no cached build outlives it (the
-# history is git's): 23, the math functions take the argument types nvcc lets them take.
-SIM_VERSION = "23"
+# history is git's): 25, what nvcc refuses in device code and g++ took is refused too.
+SIM_VERSION = "25"
 CXX_FLAGS = ["-std=c++17", "-O2", "-fPIC", "-pthread", "-fno-strict-aliasing",
              # the learner's __device__ functions may be inlined, as nvcc inlines them, although
              # -fPIC lets another library stand in for a global function (the link's -Bsymbolic
@@ -73,6 +73,8 @@ OPERATOR_CHECKS = ["-fsanitize=float-cast-overflow,shift-exponent,object-size",
                    # if (i < n); ends the if at its semicolon, __syncthreads; calls nothing, C
                    # reads 0 <= i < n as (0 <= i) < n, !x < w as (!x) < w (warned.py's records)
                    "-Wempty-body", "-Waddress", "-Wparentheses", "-Wlogical-not-parentheses",
+                   # float buf[n]; nvcc refuses ("expression must have a constant value")
+                   "-Werror=vla",
                    # a local variable read before anything was written to it holds a pattern
                    # (0xFE bytes: a float of -1.7e38, an int of -16843010), not the 0 that a fresh
                    # stack gives by luck: on a GPU it holds what its registers held last
@@ -242,6 +244,7 @@ def build(source, options=None, no_extern_c=False, include_dirs=(), cache=None, 
     cxx = toolchain.find_compiler()
     with _build_dir(keep) as tmp, diagnosed.read_against(job.body):  # errors read as records
         user_code = _preprocess(job, cxx, Path(tmp))
+        device_rules.check(user_code, job.body, job.what)  # what nvcc refuses and g++ cannot know
         stem = job.stem(user_code if job.local_headers else job.body)
         target = folder / f"{stem}-{_compiler_tag(cxx)}.so"
         if job.local_headers and module_cache.usable(target):

@@ -32,6 +32,10 @@ fields each fills:
 - MATH_ARGUMENT, "math argument": a math function on types CUDA's device code has no version
   for (sqrt of an int, min of an int and a float; compile/math_arguments.py, whose
   MathArgumentError carries this record): ``names`` the function, ``types`` the arguments';
+- HOST_FUNCTION, "host function": device code calls the learner's function declared without
+  __device__ (``names``: it, the caller); KERNEL_CALLED, "kernel called", a kernel called as a
+  function (the same); SHARED_INITIALIZER, a __shared__ variable's initializer (``names``: it);
+- VLA, "variable length array": a local array sized at run time (``names``: the array);
 - OTHER: any other error (file, line and column only).
 
 An error g++ places in a macro of the prelude's (``int i = threadIdx;``: the conversion is in
@@ -53,7 +57,8 @@ CONDITIONAL, READ_ONLY = "mismatched types in ?:", "store into read-only"
 VOID_RETURN, EXPECTED, REDECLARED, OTHER = ("value returned from a void function", "expected",
                                             "redeclared", "other")
 NO_MATCH, POWER, REFUSED = "no matching function", "** as a power", "refused by a header"
-MATH_ARGUMENT = "math argument"
+MATH_ARGUMENT, HOST_FUNCTION, KERNEL_CALLED = "math argument", "host function", "kernel called"
+SHARED_INITIALIZER, VLA = "shared initializer", "variable length array"
 
 
 @dataclasses.dataclass(frozen=True)
@@ -99,6 +104,7 @@ _KINDS = [  # (kind, g++'s words, with the names and types as groups)
     (REDECLARED, r"(?:conflicting declaration|redeclaration of) {}".format(*_q("declared"))),
     (NO_MATCH, r"no matching function for call to {}".format(*_q("call"))),
     (POWER, r"invalid type argument of unary [‘']\*[’'] \(have {}\)".format(*_q("type"))),
+    (VLA, r"variable length array {} is used".format(*_q("array"))),
 ]
 
 
@@ -228,6 +234,8 @@ def _read(text, file, line, column, code):
 def _fields(kind, m):
     if kind == UNDECLARED:
         return {"names": tuple(n for n in (m["name"], m["suggestion"]) if n)}
+    if kind == VLA:
+        return {"names": (m["array"],)}
     if kind == NO_MEMBER:
         return {"types": (_type(m["struct"]),), "names": (m["member"],)}
     if kind == CONVERSION:

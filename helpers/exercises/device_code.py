@@ -1,0 +1,43 @@
+"""The verdicts on what nvcc refuses in device code and the simulator refuses with it
+(helpers/sim/compile/device_rules.py, and g++'s -Werror=vla): a call of the learner's own
+function declared without __device__, a kernel called like a function, a __shared__ variable's
+initializer, a local array sized at run time. Each reads its record's fields (diagnosed.py)."""
+
+from __future__ import annotations
+
+import re
+
+
+def host_function(d, where, source):
+    name, caller = (d.names + ("it", "the kernel"))[:2]
+    return (f"{where} calls {name}, which is declared without __device__: a host function, "
+            f"which {caller}, device code, cannot call", f"declare it __device__ float "
+            f"{name}(...) (or __host__ __device__ to call it from both sides)")
+
+
+def kernel_called(d, where, source):
+    name, caller = (d.names + ("it", "the kernel"))[:2]
+    return (f"{where} calls the kernel {name} like a function, from {caller}: a kernel is "
+            "launched from the host, with its block and grid",
+            f"move the work both need into a __device__ function, and call that from {caller} "
+            f"and {name}")
+
+
+def shared_initializer(d, where, source):
+    name = (d.names or ("it",))[0]
+    return (f"{where} gives the __shared__ variable {name} an initializer: a block's shared "
+            "memory starts undefined, and no initializer runs in it",
+            f"declare {name} without one, set it from one thread (if (threadIdx.x == 0) "
+            f"{name} = ...;), then __syncthreads() before the others read it")
+
+
+def variable_length_array(d, where, source):
+    name = (d.names or ("the array",))[0]
+    lines = source.splitlines()
+    text = lines[d.line - 1] if 0 < d.line <= len(lines) else ""
+    size = re.search(rf"\b{re.escape(name)}\s*\[([^\]]+)\]", text)
+    by = f" by {size[1].strip()}," if size else ""
+    return (f"{where} sizes the local array {name}{by} a value known only when the kernel runs: "
+            "the size of an array must be a constant the compiler knows",
+            f"size it with a constant (#define N 256, then {name}[N]), as large as any thread "
+            "needs")
