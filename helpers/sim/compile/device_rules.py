@@ -127,10 +127,19 @@ def _shared_initialized(tokens, i, end):
     return False
 
 
-def _first_line(source, pattern):
-    """(file, line) of the first line of ``source`` that ``pattern`` matches, else (None, None)."""
-    return next(((f, n) for f, n, text in numbered_lines(source) if re.search(pattern, text)),
-                (None, None))
+def _refusal(what, where, said, kind, names):
+    """The CompileError that ``said`` at ``where`` ((file, line) of the learner's, or (None,
+    None)), with its record of ``kind`` naming ``names``."""
+    file, line = where
+    at = f"{file}:{line}: " if file else ""
+    err = CompileError(f"simulator compilation of {what} failed\n{at}error: {said}", None)
+    err.diagnostics = (Diagnostic(file, line, None, kind, names),)
+    return err
+
+
+def _first_line(source, matches):
+    """(file, line) of the first line of ``source`` whose text ``matches``, else (None, None)."""
+    return next(((f, n) for f, n, text in numbered_lines(source) if matches(text)), (None, None))
 
 
 def _a_call(text, name):
@@ -139,49 +148,39 @@ def _a_call(text, name):
         before = text[:m.start()].rstrip()
         word = re.search(r"(\w+)\W*$", before)
         if not before or before[-1] in "=(,+-*/%<>!&|?:[{;" and not before.endswith(("*", "&")) \
-                or word and word[1] in ("return", "else", "do", "case"):
+                or word and word[1] in _NOT_A_TYPE:
             return True
     return False
 
 
 def _host_function_error(what, name, caller, source):
-    file, line = next(((f, n) for f, n, text in numbered_lines(source) if _a_call(text, name)),
-                      (None, None))
-    where = f"{file}:{line}: " if file else ""
-    err = CompileError(
-        f"simulator compilation of {what} failed\n{where}error: {caller} calls {name}(), a host "
-        f"function: {name} is declared without __device__, so device code cannot call it (nvcc: "
-        f"calling a __host__ function(\"{name}\") from a __global__ function is not allowed).\n"
-        f"note: declare it __device__ (__device__ float {name}(...)), or __host__ __device__ to "
-        "call it from both sides.", None)
-    err.diagnostics = (Diagnostic(file, line, None, HOST_FUNCTION, (name, caller)),)
-    return err
+    return _refusal(
+        what, _first_line(source, lambda text: _a_call(text, name)),
+        f"{caller} calls {name}(), a host function: {name} is declared without __device__, so "
+        f"device code cannot call it (nvcc: calling a __host__ function(\"{name}\") from a "
+        f"__global__ function is not allowed).\nnote: declare it __device__ (__device__ float "
+        f"{name}(...)), or __host__ __device__ to call it from both sides.",
+        HOST_FUNCTION, (name, caller))
 
 
 def _kernel_called_error(what, name, caller, source):
-    file, line = next(((f, n) for f, n, text in numbered_lines(source) if _a_call(text, name)),
-                      (None, None))
-    where = f"{file}:{line}: " if file else ""
-    err = CompileError(
-        f"simulator compilation of {what} failed\n{where}error: {caller} calls the kernel "
-        f"{name} like a function (nvcc: a __global__ function call must be configured): a kernel "
-        "is launched from the host, with its block and grid.\nnote: put the work both need in a "
-        f"__device__ function, and call that from {caller} and from {name}.", None)
-    err.diagnostics = (Diagnostic(file, line, None, KERNEL_CALLED, (name, caller)),)
-    return err
+    return _refusal(
+        what, _first_line(source, lambda text: _a_call(text, name)),
+        f"{caller} calls the kernel {name} like a function (nvcc: a __global__ function call "
+        "must be configured): a kernel is launched from the host, with its block and grid.\n"
+        f"note: put the work both need in a __device__ function, and call that from {caller} and "
+        f"from {name}.", KERNEL_CALLED, (name, caller))
 
 
 def _shared_initializer_error(what, tokens, i, source):
     names = [t.text for t in tokens[i + 1:] if t.kind == "word"]
     j = next((k for k in range(i + 1, len(tokens)) if tokens[k].text in ("=", "{", "[")), i + 2)
     name = tokens[j - 1].text if tokens[j - 1].kind == "word" else (names[-1] if names else "?")
-    file, line = _first_line(source, rf"__shared__\b.*\b{re.escape(name)}\b\s*(\[[^\]]*\]\s*)*[={{]")
-    where = f"{file}:{line}: " if file else ""
-    err = CompileError(
-        f"simulator compilation of {what} failed\n{where}error: the __shared__ variable {name} "
-        "has an initializer (nvcc: initializer not allowed for __shared__ variable): a block's "
-        "shared memory starts undefined, and no initializer runs in it.\nnote: declare it "
-        f"without one, set it from one thread (if (threadIdx.x == 0) {name} = ...;), then "
-        "__syncthreads() before the others read it.", None)
-    err.diagnostics = (Diagnostic(file, line, None, SHARED_INITIALIZER, (name,)),)
-    return err
+    declared = re.compile(rf"__shared__\b.*\b{re.escape(name)}\b\s*(\[[^\]]*\]\s*)*[={{]")
+    return _refusal(
+        what, _first_line(source, declared.search),
+        f"the __shared__ variable {name} has an initializer (nvcc: initializer not allowed for "
+        "__shared__ variable): a block's shared memory starts undefined, and no initializer runs "
+        f"in it.\nnote: declare it without one, set it from one thread (if (threadIdx.x == 0) "
+        f"{name} = ...;), then __syncthreads() before the others read it.",
+        SHARED_INITIALIZER, (name,))
