@@ -368,7 +368,7 @@ def _power(d, where, source):
 
 _RULES = {
     "math argument": math_calls.refused, "host function": device_code.host_function,
-    "kernel called": device_code.kernel_called,
+    "kernel called": device_code.kernel_called, "host variable": device_code.host_variable,
     "shared initializer": device_code.shared_initializer,
     "variable length array": device_code.variable_length_array,
     "subscript of a non-array": _subscript, "index not an integer": _index,

@@ -1,7 +1,7 @@
 """The verdicts on what nvcc refuses in device code and the simulator refuses with it
 (helpers/sim/compile/device_rules.py, and g++'s -Werror=vla): a call of the learner's own
-function declared without __device__, a kernel called like a function, a __shared__ variable's
-initializer, a local array sized at run time. Each reads its record's fields (diagnosed.py)."""
+function declared without __device__, a kernel called like a function, a variable of the host's
+read, a __shared__ variable's initializer, a local array sized at run time. Each reads its record's fields (diagnosed.py)."""
 
 from __future__ import annotations
 
@@ -21,6 +21,14 @@ def kernel_called(d, where, source):
             "launched from the host, with its block and grid",
             f"move the work both need into a __device__ function, and call that from {caller} "
             f"and {name}")
+
+
+def host_variable(d, where, source):
+    name, reader = (d.names + ("it", "the kernel"))[:2]
+    return (f"{where}: {reader} reads {name}, a variable declared outside any function without "
+            "__device__ or __constant__: it lives in the host's memory, which device code cannot "
+            "reach", f"declare it __constant__ (read-only, the same for every thread: "
+            f"__constant__ float {name}[...] = {{...}};), or pass it to the kernel")
 
 
 def shared_initializer(d, where, source):

@@ -96,6 +96,9 @@ def _record(kind, **fields):
      "__device__ float twice(...)"),
     (_record("kernel called", names=("g", "k")), "line 7 calls the kernel g like a function",
      "a __device__ function"),
+    (_record("host variable", names=("weights", "blur")), "line 7: blur reads weights, a "
+     "variable declared outside any function without __device__ or __constant__",
+     "__constant__ float weights[...] = {...};"),
     (_record("shared initializer", names=("sum",)), "gives the __shared__ variable sum an "
      "initializer", "if (threadIdx.x == 0) sum = ...;"),
     (_record("variable length array", names=("buf",)), "line 7 sizes the local array buf a "

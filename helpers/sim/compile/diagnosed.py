@@ -32,10 +32,9 @@ fields each fills:
 - MATH_ARGUMENT, "math argument": a math function on types CUDA's device code has no version
   for (sqrt of an int, min of an int and a float; compile/math_arguments.py, whose
   MathArgumentError carries this record): ``names`` the function, ``types`` the arguments';
-- HOST_FUNCTION, "host function": device code calls the learner's function declared without
-  __device__ (``names``: it, the caller); KERNEL_CALLED, "kernel called", a kernel called as a
-  function (the same); SHARED_INITIALIZER, a __shared__ variable's initializer (``names``: it);
-- VLA, "variable length array": a local array sized at run time (``names``: the array);
+- HOST_FUNCTION, KERNEL_CALLED, HOST_VARIABLE, SHARED_INITIALIZER (compile/device_rules.py):
+  ``names`` what device code called, read or initialized, then the function that did (if any);
+- VLA, "variable length array", a local array sized at run time (``names``: the array);
 - OTHER: any other error (file, line and column only).
 
 An error g++ places in a macro of the prelude's (``int i = threadIdx;``: the conversion is in
@@ -59,6 +58,7 @@ VOID_RETURN, EXPECTED, REDECLARED, OTHER = ("value returned from a void function
 NO_MATCH, POWER, REFUSED = "no matching function", "** as a power", "refused by a header"
 MATH_ARGUMENT, HOST_FUNCTION, KERNEL_CALLED = "math argument", "host function", "kernel called"
 SHARED_INITIALIZER, VLA = "shared initializer", "variable length array"
+HOST_VARIABLE = "host variable"
 
 
 @dataclasses.dataclass(frozen=True)

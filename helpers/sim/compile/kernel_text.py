@@ -25,10 +25,10 @@ _TOKEN = re.compile(r"""
 """, re.S | re.X)
 
 # Words that only a declaration starts with, and the types every kernel may name.
-_SPECIFIERS = {"const", "volatile", "unsigned", "signed", "short", "long", "int", "char", "float",
+SPECIFIERS = {"const", "volatile", "unsigned", "signed", "short", "long", "int", "char", "float",
                "double", "bool", "void", "auto", "register", "static", "constexpr", "extern",
                "thread_local", "__shared__", "__constant__", "__device__", "inline"}
-_KNOWN_TYPE = re.compile(r"(u?(char|short|int|long|longlong)[1-4]|float[1-4]|double[1-4]|"
+KNOWN_TYPE = re.compile(r"(u?(char|short|int|long|longlong)[1-4]|float[1-4]|double[1-4]|"
                          r"u?int(8|16|32|64)_t|u?intptr_t|size_t|ptrdiff_t|dim3|uint3|half2?|"
                          r"__half2?|__nv_bfloat162?|uint|ushort|uchar|ulong)$")
 _POINTER_OPS = {"*", "&", "&&", "const", "volatile", "__restrict__", "__restrict"}
@@ -211,7 +211,7 @@ class KernelText:
         """The declaration tokens[i:end] make, or None for another statement."""
         t = self.t
         j = i
-        while j < end and (t[j].text in _SPECIFIERS or _KNOWN_TYPE.match(t[j].text)):
+        while j < end and (t[j].text in SPECIFIERS or KNOWN_TYPE.match(t[j].text)):
             j += 1
         if j == i:  # `T x`, `T *x`: T a type of the learner's
             if t[i].kind != "word" or i + 1 >= end:

@@ -66,12 +66,14 @@
 #endif
 #ifdef SIM_SCAN
 #define __device__ __sim_device__  // marks __device__ functions and variables for the driver
+#define __constant__ __sim_constant__
+#define __managed__ __sim_managed__
 #else
 #define __device__
-#endif
-#define __host__
 #define __constant__
 #define __managed__
+#endif
+#define __host__
 #define __shared__ static thread_local
 #define __forceinline__ inline __attribute__((__always_inline__))
 // __noinline__: written out in the learner's code by compile/source.py (a macro would break

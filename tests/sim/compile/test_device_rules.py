@@ -1,7 +1,7 @@
 """What nvcc refuses in device code and g++ cannot know is refused on the simulator too
 (compile/device_rules.py, and -Werror=vla): a call of the learner's own function declared without
-__device__, a kernel called like a function, a __shared__ variable's initializer, a local array
-sized at run time. Each source below is compiled by nvcc and by the simulator, and both must give
+__device__, a kernel called like a function, a variable of the host's read, a __shared__
+variable's initializer, a local array sized at run time. Each source below is compiled by nvcc and by the simulator, and both must give
 the same verdict; a refusal is a CompileError whose record names the mistake."""
 
 import subprocess
@@ -44,6 +44,19 @@ SOURCES = {  # name: (source, nvcc's verdict: None where it compiles, else the r
     "local_array_of_n": (KERNEL.format("float buf[n]; buf[0] = 1; o[0] = buf[0];"), diagnosed.VLA),
     "local_array_of_a_constant": ("#define N 8\n" + KERNEL.format("float buf[N]; buf[0] = 1; "
                                                                   "o[0] = buf[0];"), None),
+    "host_array_read": ("float weights[3] = {0.25f, 0.5f, 0.25f};\n"
+                        + KERNEL.format("o[0] = weights[1];"), diagnosed.HOST_VARIABLE),
+    "host_number_read_by_a_device_function": ("int count = 4, other;\n__device__ int twice(int x) "
+                                              "{ return 2 * x * count; }\n"
+                                              + KERNEL.format("o[0] = twice(n);"),
+                                              diagnosed.HOST_VARIABLE),
+    "const_number": ("const int width = 8;\n" + KERNEL.format("o[0] = width;"), None),
+    "constant_array": ("__constant__ float w[3] = {0.25f, 0.5f, 0.25f};\n"
+                       + KERNEL.format("o[0] = w[1];"), None),
+    "device_variable": ("__device__ float dv = 1;\n" + KERNEL.format("o[0] = dv;"), None),
+    "parameter_named_as_a_host_variable": ("int n = 4;\n" + KERNEL.format("o[0] = n;"), None),
+    "member_named_as_a_host_variable": ("struct P { int count; };\nint count = 4;\n"
+                                        + KERNEL.format("P p; p.count = n; o[0] = p.count;"), None),
     "lambda": (KERNEL.format("auto f = [](float x) { return 2 * x; }; o[0] = f(1);"), None),
     "member_on_the_device": ("struct S { __device__ float get() { return 1; } };\n"
                              + KERNEL.format("S s; o[0] = s.get();"), None),
