@@ -5,8 +5,6 @@ helpers/sim/compile/diagnosed.py), never from the compiler's English.
 On the simulator the error carries its records. On a GPU nvcc's does not: the same file is
 compiled on the simulator for them (``diagnosed``). An error of a kind with no rule here, or with
 no records, keeps the plain verdict: the file does not compile, read the compiler's first error.
-What a verdict and the compiler's output show name the simulator's headers as a kernel includes
-them (``mma.h``), never by their folder on this machine (``shown``).
 """
 
 from __future__ import annotations
@@ -15,7 +13,7 @@ import re
 
 from helpers.exercises import device_code, fragment_types, math_calls, warp_reduce
 from helpers.exercises.diagnostic_words import a as _a, where as _where
-from helpers.exercises.verdict import COMPILE_HINT, Verdict, first_error, not_yet
+from helpers.exercises.verdict import COMPILE_HINT, Verdict, first_error, not_yet, shown
 
 PYTHON_WORDS = {"True": "true", "False": "false", "None": "nullptr (or 0)"}
 """Python's names that C++ spells otherwise."""
@@ -46,14 +44,6 @@ def diagnosed(err, path: str, no_extern_c: bool) -> tuple:
     except driver.CompileError as simulated:
         return tuple(simulated.diagnostics)
     return ()  # nvcc refused what g++ takes: its error is the only word
-
-
-def shown(output: str) -> str:
-    """A compiler's ``output`` with the simulator's headers named as a kernel includes them
-    (``mma.h``, ``cuda_sim.h``), not by their folder on this machine."""
-    from helpers.sim.compile.source import INCLUDE_DIR
-
-    return output.replace(f"{INCLUDE_DIR}/", "")
 
 
 def verdict(path: str, output: str, diagnostics, source: str = "") -> Verdict:

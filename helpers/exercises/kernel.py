@@ -32,8 +32,8 @@ from helpers.exercises import hidden as hidden_cases
 from helpers.exercises.common import (Input, Output, device_arguments, failed, launch_failure,
                                       named_arrays, time_limit)
 from helpers.exercises.signature import parameters, signature_mistake
-from helpers.exercises.verdict import (COMPILE_HINT, Verdict, check_cases, first_error,
-                                       first_mistake, not_yet, rated)
+from helpers.exercises.verdict import (COMPILE_HINT, Verdict, check_cases, compiler_output,
+                                       first_error, first_mistake, not_yet, rated)
 
 ROOM_TRIES, ROOM_GROWTH = 3, 8
 """A read past an input on the simulator is run again with room after the input: as much as the
@@ -331,7 +331,7 @@ class KernelExercise:
         try:
             module = compile_cu(path, no_extern_c=self.no_extern_c)
         except drv.CompileError as err:
-            output = compile_errors.shown(str(getattr(err, "stderr", None) or err))
+            output = compiler_output(err, drv.CompileError)
             print(output)
             found = compile_errors.diagnosed(err, path, self.no_extern_c)
             return compile_errors.verdict(path, output, found, source)
@@ -360,7 +360,7 @@ class KernelExercise:
             return Kernels(kernel, SourceModule(read_cu(path), no_extern_c=self.no_extern_c)
                            .get_function(self.kernel))
         except (driver.CompileError, driver.LogicError) as err:
-            output = compile_errors.shown(str(getattr(err, "stderr", None) or err))
+            output = compiler_output(err, driver.CompileError)
             print(output)
             return not_yet(f"{path} compiles with nvcc, but not on the simulator, which "
                            f"{self.simulated}", COMPILE_HINT, first_error(output))

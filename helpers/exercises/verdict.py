@@ -120,6 +120,24 @@ def first_error(output: str) -> str:
                 lines[0] if lines else "")[:500]
 
 
+def compiler_output(err, base) -> str:
+    """What the compiler said about ``err`` (a CompileError), as the learner reads it: the
+    message of an error the simulator words itself (a subclass of the backend's CompileError,
+    ``base``: a host function, a math call's types), whose compiler output names the simulator's
+    own macros; else the compiler's output. Either ``shown``."""
+    if type(err) is not base and getattr(err, "msg", None):
+        return shown(err.msg)
+    return shown(str(getattr(err, "stderr", None) or err))
+
+
+def shown(output: str) -> str:
+    """A compiler's ``output`` with the simulator's headers named as a kernel includes them
+    (``mma.h``, ``cuda_sim.h``), not by their folder on this machine."""
+    from helpers.sim.compile.source import INCLUDE_DIR
+
+    return output.replace(f"{INCLUDE_DIR}/", "")
+
+
 class KernelArgumentError(Exception):
     """The kernel does not take the arguments the checker passes (raised by
     ``common.launch_failure`` and ``microscope.observe`` from the simulator's argument check)."""

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from kernel_sources import (assert_refused_and_named, compile_variant_pairs, simulator_only,
-                            solution, variant)
+                            solution, stable_file, variant)
 
 from helpers.exercises import add_constant as checker
 
@@ -196,3 +196,13 @@ DOES_NOT_COMPILE = {
 @pytest.mark.parametrize("name", sorted(DOES_NOT_COMPILE))
 def test_a_mistake_the_compiler_refuses_is_named(name, capsys):
     assert_refused_and_named(checker.check_add_constant, "add_constant", name, *DOES_NOT_COMPILE[name])
+
+
+def test_a_math_call_nvcc_refuses_is_printed_in_its_own_words_not_the_simulators_macros(capsys):
+    """fmax of a float and an int: what the checker prints is the error's message (on a GPU,
+    nvcc's output), never the simulator's macros (__sim_math_fmax), and the verdict names it."""
+    verdict = checker.check_add_constant(stable_file("add_constant_fmax_of_an_int.cu", variant(
+        solution("add_constant.cu"), ("y[i] = x[i] + c;", "y[i] = fmax(x[i] + c, 0);"))))
+    out = capsys.readouterr().out
+    assert "__sim_" not in out and "fmax" in out, out
+    assert "line 10 calls fmax(float, int)" in verdict.problem, verdict
