@@ -4,6 +4,7 @@ __device__, a kernel called like a function, a variable of the host's read, a __
 variable's initializer, a local array sized at run time. Each source below is compiled by nvcc and by the simulator, and both must give
 the same verdict; a refusal is a CompileError whose record names the mistake."""
 
+import hashlib
 import subprocess
 
 import pytest
@@ -63,11 +64,17 @@ SOURCES = {  # name: (source, nvcc's verdict: None where it compiles, else the r
 }
 
 
-def _nvcc_compiles(nvcc, text, tmp_path):
-    (tmp_path / "k.cu").write_text(f'extern "C" {{\n{text}}}\n')
-    p = subprocess.run([nvcc, "-arch=sm_90", "-c", str(tmp_path / "k.cu"), "-o",
-                        str(tmp_path / "k.o")], capture_output=True, text=True, timeout=300)
-    return p.returncode == 0
+def _nvcc_compiles(nvcc, accepted, text, tmp_path):
+    """Whether nvcc compiles ``text``: its answer kept in the compile cache for this nvcc and
+    this text, either way (a refusal too, which kernel_sources.nvcc_verdict compiles again)."""
+    kept, this_nvcc = accepted
+    answer = kept / ("rules-" + hashlib.sha256(f"{this_nvcc}\0{text}".encode()).hexdigest())
+    if not answer.is_file():
+        (tmp_path / "k.cu").write_text(f'extern "C" {{\n{text}}}\n')
+        p = subprocess.run([nvcc, "-arch=sm_90", "-c", str(tmp_path / "k.cu"), "-o",
+                            str(tmp_path / "k.o")], capture_output=True, text=True, timeout=300)
+        answer.write_text("compiles" if p.returncode == 0 else "refused")
+    return answer.read_text() == "compiles"
 
 
 def _refused_as(text):
@@ -80,9 +87,10 @@ def _refused_as(text):
 
 
 @pytest.mark.parametrize("name", sorted(SOURCES))
-def test_the_simulator_refuses_what_nvcc_refuses_with_the_mistake_s_record(name, nvcc, tmp_path):
+def test_the_simulator_refuses_what_nvcc_refuses_with_the_mistake_s_record(name, nvcc, accepted,
+                                                                          tmp_path):
     text, kind = SOURCES[name]
-    assert _nvcc_compiles(nvcc, text, tmp_path) == (kind is None), "nvcc's verdict changed"
+    assert _nvcc_compiles(nvcc, accepted, text, tmp_path) == (kind is None), "nvcc's verdict changed"
     assert _refused_as(text) == kind
 
 
