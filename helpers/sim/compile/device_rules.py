@@ -45,8 +45,9 @@ def check(user_code, source, what):
     except Unreadable:
         return
     functions, variables = _read(tokens)
-    declared = _declared_in(source)
-    host = {name for name, (marks, _) in functions.items() if not marks} & declared
+    own_functions, own_variables = _declared_in(source)
+    variables &= own_variables
+    host = {name for name, (marks, _) in functions.items() if not marks} & own_functions
     kernels = {name for name, (marks, _) in functions.items() if "__sim_global__" in marks}
     for name, (marks, bodies) in functions.items():
         for parameters, start, end in bodies if marks else ():
@@ -119,16 +120,18 @@ def _variables(declaration):
     return names
 
 
-_DECLARED = re.compile(r"(\w+)[ \t*&]+([A-Za-z_]\w*)\s*\(")
+_DECLARED = re.compile(r"(\w+)[ \t*&]+([A-Za-z_]\w*)\s*([(=;,\[])")
 _COMMENT = re.compile(r"//[^\n]*|/\*.*?\*/", re.S)
 _NOT_A_TYPE = {"return", "else", "do", "case", "new", "delete", "throw", "sizeof", "goto"}
 
 
 def _declared_in(source):
-    """The names the learner's own text declares as functions (``float twice(``): the headers it
-    includes (cuda_fp16.h's __half2float, declared without __device__ in the simulator's copy)
-    are not the learner's to mark."""
-    return {m[2] for m in _DECLARED.finditer(_COMMENT.sub(" ", source)) if m[1] not in _NOT_A_TYPE}
+    """(the names the learner's own text declares as functions, ``float twice(``, and as
+    variables, ``int count =``): the headers it includes (cuda_fp16.h's __half2float, declared
+    without __device__ in the simulator's copy) are not the learner's to mark."""
+    found = [(m[2], m[3] == "(") for m in _DECLARED.finditer(_COMMENT.sub(" ", source))
+             if m[1] not in _NOT_A_TYPE]
+    return {n for n, call in found if call}, {n for n, call in found if not call}
 
 
 def _opens_scope(tokens, start, i):
