@@ -193,7 +193,11 @@ def returned_in_the_fold(messages, code):
     as the code writes it): the work-items it sends away leave the kernel, so they miss this
     step's barrier and every later one."""
     loop = re.search(r"\bfor\s*\(", code)
-    for m in [m for m in messages if "divergence" in m.kind.lower()][:1]:
+    # the lowest work-group's: Oclgrind's threads report the groups in no fixed order (a clone's
+    # run named work-group 1 once, where every other run had named work-group 0)
+    diverged = sorted((m for m in messages if "divergence" in m.kind.lower()),
+                      key=lambda m: (m.group is None, tuple(m.group or ())))
+    for m in diverged[:1]:
         if not (loop and m.line and m.executed):
             return
         found = [r for r in re.finditer(r"(?:\bif\s*\(([^;{]*)\)\s*\{?\s*)?\breturn\b[^;]*;",
