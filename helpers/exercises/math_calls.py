@@ -7,12 +7,10 @@ from __future__ import annotations
 
 from helpers.exercises.diagnostic_words import a as _a
 
-NUMBER_FIRST = ("ldexp", "scalbn", "scalbln", "frexp", "remquo")
-"""The functions whose first argument is the number, then an exponent or where a part goes."""
-
-
 def refused(d, where, source):
     """sqrt of an int, fmin of a float and an int, min of an int and a float: no device version."""
+    from helpers.sim.compile.math_arguments import NUMBER_FIRST
+
     name, types = (d.names or ("it",))[0], d.types
     call = f"{name}({', '.join(types)})"
     if name in ("min", "max"):

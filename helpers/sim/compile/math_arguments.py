@@ -18,7 +18,7 @@ _DELETED = re.compile(r"use of deleted function [‘'][^’']*?__sim_math_(?P<na
 _AMBIGUOUS = re.compile(r"call of overloaded [‘'](?P<name>min|max)\((?P<args>[^)]*)\)[’'] is ambiguous")
 _TEMPLATE_ARGUMENT = re.compile(r"__A\d+ = (?P<type>[^;\]]+)")
 # The functions whose first argument is the number and whose second is an exponent or a pointer.
-_NUMBER_FIRST = {"ldexp", "scalbn", "scalbln", "frexp", "remquo"}
+NUMBER_FIRST = {"ldexp", "scalbn", "scalbln", "frexp", "remquo"}
 
 
 def error(what, text, file, line):
@@ -50,7 +50,7 @@ def _a(type_name):
 def _refused(what, name, types, file, line):
     """sqrt(int), fmin(float, int), fma(float, float, int), ldexp(int, int): a host function."""
     shown = f"{name}({', '.join(types)})"
-    if name in _NUMBER_FIRST:
+    if name in NUMBER_FIRST:
         takes = f"takes a float or a double as its first argument, and nvcc refuses {_a(types[0])} there"
         advice = f"convert the number: {name}((float)x, ...) or {name}((double)x, ...)."
     elif len(types) == 1:
