@@ -1,18 +1,54 @@
 """The verdicts on what nvcc refuses in device code and the simulator refuses with it
 (helpers/sim/compile/device_rules.py, and g++'s -Werror=vla): a call of the learner's own
-function declared without __device__, a kernel called like a function, a variable of the host's
-read, a __shared__ variable's initializer, a local array sized at run time. Each reads its record's fields (diagnosed.py)."""
+function declared without __device__ (a member function, a constructor), the C++ standard
+library (std::vector, std::swap), a kernel called like a function or returning a value, try and
+throw, a variable of the host's read, a __shared__ variable's initializer, a local array sized at
+run time. Each reads its record's fields (diagnosed.py)."""
 
 from __future__ import annotations
 
 import re
 
+from helpers.sim.compile.standard_library import library_advice
+
 
 def host_function(d, where, source):
     name, caller = (d.names + ("it", "the kernel"))[:2]
+    struct, _, member = name.rpartition("::")
+    if struct and member == struct:
+        return (f"{where} constructs a {struct}, whose constructor is declared without "
+                f"__device__: a host function, which {caller}, device code, cannot call",
+                f"declare the constructor __device__ {struct}(...) (or __host__ __device__ to "
+                "construct one on both sides)")
+    if struct:
+        return (f"{where} calls {member}, a member function of {struct} declared without "
+                f"__device__: a host function, which {caller}, device code, cannot call",
+                f"declare it __device__ in {struct}: __device__ float {member}(...) (or __host__ "
+                "__device__ to call it from both sides)")
     return (f"{where} calls {name}, which is declared without __device__: a host function, "
             f"which {caller}, device code, cannot call", f"declare it __device__ float "
             f"{name}(...) (or __host__ __device__ to call it from both sides)")
+
+
+def host_library(d, where, source):
+    name, caller = (d.names + ("std::it", "the kernel"))[:2]
+    return (f"{where}: {caller} uses {name}, from the C++ standard library, which is host code "
+            "that device code cannot call", library_advice(name))
+
+
+def kernel_returns(d, where, source):
+    kernel, returned = (d.names + ("the kernel", "a value"))[:2]
+    return (f"{where} declares the kernel {kernel} to return {returned}: a kernel returns "
+            "nothing, as a launch has no caller to hand a value to",
+            f"declare it __global__ void {kernel}(...) and store each result in the output array "
+            "(out[i] = ...), which the host copies back")
+
+
+def exception(d, where, source):
+    word, caller = (d.names + ("try", "the kernel"))[:2]
+    return (f"{where}: {caller} uses {word}, and device code has no exceptions: a GPU thread "
+            "cannot throw or catch", "test for the problem with if and return from the thread "
+            "there (or assert(condition) to stop the kernel with an error)")
 
 
 def kernel_called(d, where, source):

@@ -191,6 +191,17 @@ DOES_NOT_COMPILE = {
                                  {"problem": "line 9 sizes the local array copy by blockDim.x, a "
                                              "value known only when the kernel runs",
                                   "hint": "#define N 256"}),
+    # the kernel declared to return its result, as a Python function would (it compiled as C++,
+    # and the simulator's launch refused it in words of its own templates)
+    "declared_to_return_a_float": ([("__global__ void add_constant", "__global__ float add_constant"),
+                                    ("y[i] = x[i] + c;", "return x[i] + c;")],
+                                   {"problem": "line 7 declares the kernel add_constant to return "
+                                               "float: a kernel returns nothing",
+                                    "hint": "declare it __global__ void add_constant(...)"}),
+    # an index past the end caught as Python's IndexError would be: device code has no exceptions
+    "index_error_caught": ([("y[i] = x[i] + c;", "try { y[i] = x[i] + c; } catch (...) { }")],
+                           {"problem": "line 10: add_constant uses try, and device code has no "
+                                       "exceptions", "hint": "test for the problem with if"}),
 }
 
 @pytest.mark.parametrize("name", sorted(DOES_NOT_COMPILE))

@@ -295,3 +295,15 @@ def test_ceil_of_an_integer_division_does_not_compile_and_is_named(capsys):
                                          "float or a double",
                               "hint": "round up in integers, (n + TILE - 1) / TILE"})
 
+
+
+def test_the_standard_library_s_infinity_does_not_compile_and_is_named(capsys):
+    """std::numeric_limits<float>::infinity() for the running max's start: nvcc refuses the
+    standard library's host function in device code, and so does the simulator: the verdict names
+    it and gives the C constant."""
+    assert_refused_and_named(checker.check_attention_tiles, "attention_tiles", "numeric_limits",
+                             [("#include <cuda_fp16.h>", "#include <cuda_fp16.h>\n#include <limits>"),
+                              ("float m = -INFINITY", "float m = -std::numeric_limits<float>::infinity()")],
+                             {"problem": "uses std::numeric_limits::infinity, from the C++ standard "
+                                         "library, which is host code",
+                              "hint": "FLT_MAX (and -FLT_MAX), INFINITY"})

@@ -6,7 +6,8 @@ match NumPy within one grey level on awkward sizes."""
 import numpy as np
 import pytest
 
-from kernel_sources import compile_variant_pairs, simulator_only, solution, stable_file, variant
+from kernel_sources import (assert_refused_and_named, compile_variant_pairs, simulator_only, solution,
+                            stable_file, variant)
 
 from helpers.exercises.sepia import check_sepia, check_sepia_kernel
 
@@ -256,6 +257,44 @@ def test_a_changed_parameter_type_is_named_on_both_backends(capsys):
     assert not verdict, capsys.readouterr().out
     assert "parameter 3 of sepia, width, is declared 'float'" in verdict.problem
     assert "the checker passes 'int'" in verdict.problem
+
+
+SEPIA_ROWS = ("    float r2 = 0.393f * r + 0.769f * g + 0.189f * b;\n"
+              "    float g2 = 0.349f * r + 0.686f * g + 0.168f * b;\n"
+              "    float b2 = 0.272f * r + 0.534f * g + 0.131f * b;\n")
+SIGNATURE = "__global__ void sepia("
+# name: (replacements in the solution, {verdict field: words}): what nvcc refuses and g++ takes
+DOES_NOT_COMPILE = {
+    # the matrix as a const array outside the kernel: const leaves an array in the host's memory
+    "matrix_in_a_const_array": (
+        [(SIGNATURE, "const float SEPIA[9] = {0.393f, 0.769f, 0.189f, 0.349f, 0.686f, 0.168f, "
+                     "0.272f, 0.534f, 0.131f};\n\n" + SIGNATURE),
+         (SEPIA_ROWS, "    float r2 = SEPIA[0] * r + SEPIA[1] * g + SEPIA[2] * b;\n"
+                      "    float g2 = SEPIA[3] * r + SEPIA[4] * g + SEPIA[5] * b;\n"
+                      "    float b2 = SEPIA[6] * r + SEPIA[7] * g + SEPIA[8] * b;\n")],
+        {"problem": "line 20: sepia reads SEPIA, a variable declared outside any function without "
+                    "__device__ or __constant__", "hint": "declare it __constant__"}),
+    # a row of the matrix as a struct whose member function lacks __device__
+    "row_with_a_host_member_function": (
+        [(SIGNATURE, "struct Row {\n    float wr, wg, wb;\n    float dot(float r, float g, float b) "
+                     "const { return wr * r + wg * g + wb * b; }\n};\n\n" + SIGNATURE),
+         (SEPIA_ROWS, "    Row rows[3] = {{0.393f, 0.769f, 0.189f}, {0.349f, 0.686f, 0.168f}, "
+                      "{0.272f, 0.534f, 0.131f}};\n    float r2 = rows[0].dot(r, g, b);\n"
+                      "    float g2 = rows[1].dot(r, g, b);\n    float b2 = rows[2].dot(r, g, b);\n")],
+        {"problem": "line 24 calls dot, a member function of Row declared without __device__"}),
+    # the pixel as a struct built by a constructor without __device__ (line 21)
+    "pixel_with_a_host_constructor": (
+        [(SIGNATURE, "struct Pixel {\n    float r, g, b;\n    Pixel(float r, float g, float b) "
+                     ": r(r), g(g), b(b) {}\n};\n\n" + SIGNATURE),
+         ("float r = rgb[3 * i], g = rgb[3 * i + 1], b = rgb[3 * i + 2];",
+          "Pixel p(rgb[3 * i], rgb[3 * i + 1], rgb[3 * i + 2]);\n    float r = p.r, g = p.g, b = p.b;")],
+        {"hint": "declare the constructor __device__ Pixel(...)"}),
+}
+
+
+@pytest.mark.parametrize("name", sorted(DOES_NOT_COMPILE))
+def test_a_mistake_the_compiler_refuses_is_named(name, capsys):
+    assert_refused_and_named(check_sepia, "sepia", name, *DOES_NOT_COMPILE[name])
 
 
 # ---- the grayscale kernels of notebook 04 -------------------------------------------------------

@@ -88,9 +88,9 @@ def test_every_spelling_of_the_functions_is_libdevices():
     extern "C" __global__ void spellings(const float *x, float *out) {
         float s, c;
         sincosf(x[0], &s, &c);
-        out[0] = sinf(x[0]), out[1] = ::sinf(x[0]), out[2] = std::sinf(x[0]), out[3] = s;
-        out[4] = logf(x[0]), out[5] = ::logf(x[0]), out[6] = std::logf(x[0]);
-        out[7] = log2f(x[0]) - std::log2f(x[0]) + std::log10f(x[0]) - log10f(x[0]);
+        out[0] = sinf(x[0]), out[1] = ::sinf(x[0]), out[2] = std::sin(x[0]), out[3] = s;
+        out[4] = logf(x[0]), out[5] = ::logf(x[0]), out[6] = std::log(x[0]);
+        out[7] = log2f(x[0]) - std::log2f(x[0]) + std::log10(x[0]) - log10f(x[0]);
     }"""
     # 2.1633081: where libdevice's sinf and logf are each one ulp from glibc's (0.82954061,
     # 0.77163857 there), so a spelling that reached the C library would show

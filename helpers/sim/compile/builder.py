@@ -35,7 +35,7 @@ from .source import INCLUDE_DIR, INCLUDE_IN_LINE_TABLES, anywhere
 
 # Raised with every change to what a built module does, so that no cached build outlives it (the
 # history is git's): 26, what nvcc refuses in device code and g++ took is refused too.
-SIM_VERSION = "26"
+SIM_VERSION = "28"
 CXX_FLAGS = ["-std=c++17", "-O2", "-fPIC", "-pthread", "-fno-strict-aliasing",
              # the learner's __device__ functions may be inlined, as nvcc inlines them, although
              # -fPIC lets another library stand in for a global function (the link's -Bsymbolic

@@ -1,39 +1,48 @@
-"""Four rules of device code that nvcc enforces and g++ cannot know, checked in the learner's code
+"""The rules of device code that nvcc enforces and g++ cannot know, checked in the learner's code
 after the preprocessor (where __device__ and __global__ are marked: source.py) before it is
 compiled:
 
 - a kernel or __device__ function calls only __device__ functions: one of the learner's own
   functions declared without __device__ is a host function, and nvcc refuses the call ("calling a
   __host__ function("twice") from a __global__ function is not allowed"), the commonest compile
-  error of a first CUDA program; on the CPU every function is callable;
+  error of a first CUDA program; on the CPU every function is callable. So is a member function
+  or a constructor of the learner's own struct, and the C++ standard library but for what
+  standard_library.py lists (std::sqrt, std::move): std::vector, std::swap, std::numeric_limits;
 - device code reads only device memory: a variable declared outside any function without
-  __device__ or __constant__ (nor const) lives in the host's (nvcc: identifier "weights" is
-  undefined in device code);
+  __device__ or __constant__ lives in the host's (nvcc: identifier "weights" is undefined in
+  device code), a const array too; a const number is a constant nvcc lets device code read;
 - a kernel is launched, never called: device code that calls a __global__ function as a function
   is refused (nvcc: "a __global__ function call must be configured");
+- a kernel returns void (nvcc: "a __global__ function must have a void return type"): it gives
+  its results by writing them to memory, as no caller receives a value. As C++ it compiled, and
+  the simulator's launch refused it in words of its own templates;
+- device code throws and catches no exceptions (nvcc: "device code does not support exception
+  handling"); on the CPU try compiled and throw called the C++ runtime;
 - a __shared__ variable takes no initializer (nvcc: "initializer not allowed for __shared__
   variable"): every block's copy starts undefined, and one thread must set it. As C++ (a static
   thread_local) it compiled, and started from the initializer in every block.
 
-Each is a CompileError with a record (diagnosed.HOST_FUNCTION, HOST_VARIABLE, KERNEL_CALLED,
-SHARED_INITIALIZER) at the learner's line, which the checkers read. Not a C++ parser: it reads free functions and
-declarations as kernels are written, and says nothing where it cannot tell.
+Each is a CompileError (device_refusals.py) with a record (diagnosed.HOST_FUNCTION, HOST_LIBRARY,
+HOST_VARIABLE, KERNEL_CALLED, KERNEL_RETURNS, EXCEPTION, SHARED_INITIALIZER) at the learner's line,
+which the checkers read. Not a C++ parser: it reads functions, structs and declarations as
+kernels are written, and says nothing where it cannot tell. The operand of sizeof is never
+evaluated, so it may name a host array.
 """
 
 import re
 
-from ..errors import CompileError
-from .diagnosed import HOST_FUNCTION, HOST_VARIABLE, KERNEL_CALLED, SHARED_INITIALIZER, Diagnostic
-from .kernel_text import KNOWN_TYPE, SPECIFIERS, Unreadable, closing, read_tokens
-from .source import numbered_lines
+from . import device_refusals as said
+from .kernel_text import KNOWN_TYPE, NOT_A_TYPE, SPECIFIERS, Unreadable, closing, read_tokens
+from .standard_library import refused as standard_library
 
 _SCOPES = {"struct", "class", "union", "namespace", "enum", "extern"}
 _STRUCTS = {"struct", "class", "union", "enum"}
 _NOT_HOST_VARIABLES = {"__sim_device__", "__sim_global__", "__sim_constant__", "__sim_managed__",
-                       "thread_local", "const", "constexpr", "typedef", "using", "template",
+                       "thread_local", "typedef", "using", "template",
                        "extern", "static_assert", "struct", "class", "union", "enum", "namespace",
                        "operator", "friend"}
 _MARKS = {"__sim_device__", "__sim_global__"}
+_DEFAULTED = "= default"  # the mark of a member declared = default or = delete: nvcc's on both sides
 _NOT_A_CALL_BEFORE = {".", "->", "::"}
 
 
@@ -44,42 +53,87 @@ def check(user_code, source, what):
         tokens = read_tokens(user_code, 0, len(user_code))
     except Unreadable:
         return
-    functions, variables = _read(tokens)
-    own_functions, own_variables = _declared_in(source)
+    functions, variables, members = _read(tokens)
+    own_functions, own_variables, own_structs = _declared_in(source)
     variables &= own_variables
-    host = {name for name, (marks, _) in functions.items() if not marks} & own_functions
+    unmarked = {name for name, (marks, _) in functions.items() if not marks}
+    host = unmarked & own_functions
+    host_members = {name: struct for name, struct in members.items() if name in host}
+    constructors = unmarked & own_structs  # a struct of the learner's whose constructor is host code
     kernels = {name for name, (marks, _) in functions.items() if "__sim_global__" in marks}
     for name, (marks, bodies) in functions.items():
         for parameters, start, end in bodies if marks else ():
+            returned = _returned(tokens, parameters) if "__sim_global__" in marks else "void"
+            if returned != "void":
+                raise said.kernel_returns_error(what, name, returned, source)
             outside = variables - _locals(tokens, parameters, end)
-            for i in range(start, end):
+            for i in _evaluated(tokens, start, end):
+                text = tokens[i].text
                 if _reads(tokens, i, outside):
-                    raise _host_variable_error(what, tokens[i].text, name, source)
+                    raise said.host_variable_error(what, text, name, source)
                 if _calls(tokens, i, host):
-                    raise _host_function_error(what, tokens[i].text, name, source)
+                    raise said.host_function_error(what, text, name, source)
+                if _calls_member(tokens, i, host_members):
+                    raise said.host_function_error(what, f"{host_members[text]}::{text}", name, source)
+                if _constructs(tokens, i, constructors):
+                    raise said.host_function_error(what, f"{text}::{text}", name, source)
                 if _calls(tokens, i, kernels):
-                    raise _kernel_called_error(what, tokens[i].text, name, source)
+                    raise said.kernel_called_error(what, text, name, source)
                 if _shared_initialized(tokens, i, end):
-                    raise _shared_initializer_error(what, tokens, i, source)
+                    raise said.shared_initializer_error(what, tokens, i, source)
+                if text in ("try", "throw"):
+                    raise said.exception_error(what, text, name, source)
+                library = standard_library(tokens, i)
+                if library:
+                    raise said.host_library_error(what, library, name, source)
+
+
+def _returned(tokens, parameters):
+    """The return type of the function whose parameters' ( is tokens[parameters], as written
+    (``float``, ``void``), its specifiers, its template header and the simulator's marks left
+    out."""
+    k, words = parameters - 2, []
+    while k >= 0 and tokens[k].text not in (";", "{", "}", ">") and tokens[k].kind != "pp":
+        if tokens[k].text == ")":  # an attribute's or __launch_bounds__' arguments
+            while k > 0 and tokens[k].text != "(":
+                k -= 1
+            k -= 1
+        elif tokens[k].kind == "word" or tokens[k].text in ("*", "&"):
+            words.insert(0, tokens[k].text)
+        k -= 1
+    kept = [w for w in words if w not in _MARKS and w not in ("static", "inline", "extern",
+                                                               "__attribute__", "__launch_bounds__")]
+    return " ".join(kept) or "void"
+
+
+def _evaluated(tokens, start, end):
+    """The indices of tokens[start:end] outside sizeof's operands, which are never evaluated."""
+    i = start
+    while i < end:
+        if tokens[i].text == "sizeof" and i + 1 < end and tokens[i + 1].text == "(":
+            i = closing(tokens, i + 1) + 1
+            continue
+        yield i
+        i += 1
 
 
 def _read(tokens):
     """({name: (its marks, the set of __sim_device__ and __sim_global__ where declared so,
     [(its parameters' "(", body start, body end)])} of the functions defined or declared outside
     any function's body (free and member functions), {names of the variables declared outside
-    any function and any struct without a mark})."""
-    functions, variables, i, start = {}, set(), 0, 0  # start: the declaration at hand's first
-    scopes = []  # for each scope open here: whether it is a struct's (its members no variables)
+    any function and any struct without a mark}, {member function's name: its struct's})."""
+    functions, variables, members, i, start = {}, set(), {}, 0, 0  # start: the declaration's first
+    scopes = []  # for each scope open here: its struct's name, or None for a namespace's
     while i < len(tokens):
         text = tokens[i].text
         if text == "{" and _opens_scope(tokens, start, i):
-            scopes.append(any(t.text in _STRUCTS for t in tokens[start:i]))
+            scopes.append(_struct_named(tokens[start:i]))
             i, start = i + 1, i + 1
             continue
         if text in (";", "}"):
             if text == "}" and scopes:
                 scopes.pop()
-            elif text == ";" and not any(scopes):
+            elif text == ";" and all(scope is None for scope in scopes):
                 variables |= _variables(tokens[start:i])
             i, start = i + 1, i + 1
             continue
@@ -88,7 +142,12 @@ def _read(tokens):
             body = _body_after(tokens, end + 1)
             name = tokens[i - 1].text
             marks, bodies = functions.get(name, (frozenset(), []))
-            functions[name] = (marks | {t.text for t in tokens[start:i]} & _MARKS, bodies)
+            defaulted = [t.text for t in tokens[end + 1:end + 3]] in (["=", "default"], ["=", "delete"])
+            functions[name] = (marks | {t.text for t in tokens[start:i]} & _MARKS
+                               | ({_DEFAULTED} if defaulted else set()), bodies)
+            struct = next((scope for scope in reversed(scopes) if scope is not None), None)
+            if struct is not None:
+                members[name] = struct
             if body is not None:
                 bodies.append((i, body + 1, closing(tokens, body)))
                 i = start = closing(tokens, body) + 1
@@ -99,39 +158,53 @@ def _read(tokens):
             i = closing(tokens, i) + 1
             continue
         i += 1
-    return functions, variables
+    return functions, variables, members
+
+
+def _struct_named(declaration):
+    """The name of the struct (class, union, enum) whose { ends ``declaration`` ("" for one
+    without a name), or None where it opens a namespace or an extern "C" block."""
+    if not any(t.text in _STRUCTS for t in declaration):
+        return None
+    words = [t for k, t in enumerate(declaration) if t.kind == "word" and t.text not in _STRUCTS
+             and (k + 1 == len(declaration) or declaration[k + 1].text != "(")]
+    return words[0].text if words else ""
 
 
 def _variables(declaration):
     """The names a declaration outside any function declares as host variables: none where it
-    is marked (__device__, __constant__, __managed__, __shared__), const (nvcc lets device code
-    read a const number), a type's, or a function's."""
+    is marked (__device__, __constant__, __managed__, __shared__), a type's, or a function's,
+    and where it is const only its arrays (nvcc lets device code read a const number)."""
     words = {t.text for t in declaration}
     if not declaration or words & _NOT_HOST_VARIABLES or any(t.text == "(" for t in declaration):
         return set()
+    arrays_only = bool(words & {"const", "constexpr"})
     names, depth, value = set(), 0, False  # value: in a declarator's initializer
     for k, t in enumerate(declaration):
         depth += (t.text in ("[", "{")) - (t.text in ("]", "}"))
         if depth == 0 and t.text in ("=", ","):
             value = t.text == "="
         after = declaration[k + 1].text if k + 1 < len(declaration) else ";"
-        if depth == 0 and not value and t.kind == "word" and k > 0 and after in ("=", "[", ",", ";"):
+        if depth == 0 and not value and t.kind == "word" and k > 0 \
+                and after in (("[",) if arrays_only else ("=", "[", ",", ";")):
             names.add(t.text)
     return names
 
 
-_DECLARED = re.compile(r"(\w+)[ \t*&]+([A-Za-z_]\w*)\s*([(=;,\[])")
+_DECLARED = re.compile(r"(\w+)[ \t*&]+(?:\w+::)?([A-Za-z_]\w*)\s*([(=;,\[])")
+_STRUCT = re.compile(r"\b(?:struct|class)\s+([A-Za-z_]\w*)")
 _COMMENT = re.compile(r"//[^\n]*|/\*.*?\*/", re.S)
-_NOT_A_TYPE = {"return", "else", "do", "case", "new", "delete", "throw", "sizeof", "goto"}
 
 
 def _declared_in(source):
-    """(the names the learner's own text declares as functions, ``float twice(``, and as
-    variables, ``int count =``): the headers it includes (cuda_fp16.h's __half2float, declared
-    without __device__ in the simulator's copy) are not the learner's to mark."""
-    found = [(m[2], m[3] == "(") for m in _DECLARED.finditer(_COMMENT.sub(" ", source))
-             if m[1] not in _NOT_A_TYPE]
-    return {n for n, call in found if call}, {n for n, call in found if not call}
+    """(the names the learner's own text declares as functions, ``float twice(``, as variables,
+    ``int count =``, and as structs, ``struct Point``): the headers it includes (cuda_fp16.h's
+    __half2float, declared without __device__ in the simulator's copy) are not the learner's to
+    mark."""
+    text = _COMMENT.sub(" ", source)
+    found = [(m[2], m[3] == "(") for m in _DECLARED.finditer(text) if m[1] not in NOT_A_TYPE]
+    return ({n for n, call in found if call}, {n for n, call in found if not call},
+            set(_STRUCT.findall(text)))
 
 
 def _opens_scope(tokens, start, i):
@@ -154,7 +227,24 @@ def _calls(tokens, i, host):
     t = tokens[i]
     return (t.kind == "word" and t.text in host and i + 1 < len(tokens)
             and tokens[i + 1].text == "(" and (i == 0 or tokens[i - 1].text not in _NOT_A_CALL_BEFORE)
-            and (i == 0 or tokens[i - 1].kind != "word" or tokens[i - 1].text in _NOT_A_TYPE))
+            and (i == 0 or tokens[i - 1].kind != "word" or tokens[i - 1].text in NOT_A_TYPE))
+
+
+def _calls_member(tokens, i, members):
+    """tokens[i] is a call of one of the learner's host member functions: .name( or ->name(."""
+    t = tokens[i]
+    return (t.text in members and i > 0 and tokens[i - 1].text in (".", "->")
+            and i + 1 < len(tokens) and tokens[i + 1].text == "(")
+
+
+def _constructs(tokens, i, structs):
+    """tokens[i] names one of ``structs`` to construct one with arguments: S(..), S{..} (a
+    value), S s(..), S s{..} (a variable)."""
+    if tokens[i].text not in structs or i + 2 >= len(tokens) \
+            or i > 0 and tokens[i - 1].text in ("::", ".", "->", "struct", "class", "~"):
+        return False
+    after = [t.text for t in tokens[i + 1:i + 3]]
+    return after[0] in ("(", "{") or tokens[i + 1].kind == "word" and after[1] in ("(", "{")
 
 
 def _locals(tokens, first, end):
@@ -162,7 +252,7 @@ def _locals(tokens, first, end):
     a word after a type's word (int count, P p), or after * or & after a type's (float *p; not
     x * count, which multiplies)."""
     return {tokens[k].text for k in range(first + 1, end) if tokens[k].kind == "word"
-            and (tokens[k - 1].kind == "word" and tokens[k - 1].text not in _NOT_A_TYPE
+            and (tokens[k - 1].kind == "word" and tokens[k - 1].text not in NOT_A_TYPE
                  or tokens[k - 1].text in ("*", "&") and _a_type(tokens[k - 2]))}
 
 
@@ -187,75 +277,3 @@ def _shared_initialized(tokens, i, end):
             return True
         j = closing(tokens, j) + 1 if tokens[j].text in ("(", "[") else j + 1
     return False
-
-
-def _refusal(what, where, said, kind, names):
-    """The CompileError that ``said`` at ``where`` ((file, line) of the learner's, or (None,
-    None)), with its record of ``kind`` naming ``names``."""
-    file, line = where
-    at = f"{file}:{line}: " if file else ""
-    err = CompileError(f"simulator compilation of {what} failed\n{at}error: {said}", None)
-    err.diagnostics = (Diagnostic(file, line, None, kind, names),)
-    return err
-
-
-def _first_line(source, matches):
-    """(file, line) of the first line of ``source`` whose text ``matches``, else (None, None)."""
-    return next(((f, n) for f, n, text in numbered_lines(source) if matches(text)), (None, None))
-
-
-def _a_call(text, name):
-    """A line of ``text`` calls ``name`` (rather than declares it: float twice(float x))."""
-    for m in re.finditer(rf"\b{re.escape(name)}\s*\(", text):
-        before = text[:m.start()].rstrip()
-        word = re.search(r"(\w+)\W*$", before)
-        if not before or before[-1] in "=(,+-*/%<>!&|?:[{;" and not before.endswith(("*", "&")) \
-                or word and word[1] in _NOT_A_TYPE:
-            return True
-    return False
-
-
-def _host_function_error(what, name, caller, source):
-    return _refusal(
-        what, _first_line(source, lambda text: _a_call(text, name)),
-        f"{caller} calls {name}(), a host function: {name} is declared without __device__, so "
-        f"device code cannot call it (nvcc: calling a __host__ function(\"{name}\") from a "
-        f"__global__ function is not allowed).\nnote: declare it __device__ (__device__ float "
-        f"{name}(...)), or __host__ __device__ to call it from both sides.",
-        HOST_FUNCTION, (name, caller))
-
-
-def _kernel_called_error(what, name, caller, source):
-    return _refusal(
-        what, _first_line(source, lambda text: _a_call(text, name)),
-        f"{caller} calls the kernel {name} like a function (nvcc: a __global__ function call "
-        "must be configured): a kernel is launched from the host, with its block and grid.\n"
-        f"note: put the work both need in a __device__ function, and call that from {caller} and "
-        f"from {name}.", KERNEL_CALLED, (name, caller))
-
-
-def _host_variable_error(what, name, reader, source):
-    used = re.compile(rf"\b{re.escape(name)}\b")
-    lines = [(f, n) for f, n, text in numbered_lines(source) if used.search(text)]
-    return _refusal(
-        what, lines[1] if len(lines) > 1 else lines[0] if lines else (None, None),
-        f"{reader} reads {name}, a variable declared outside any function without __device__ or "
-        f"__constant__: it lives in the host's memory, which device code cannot reach (nvcc: "
-        f"identifier \"{name}\" is undefined in device code).\nnote: declare it __constant__ "
-        f"(the same for every thread, read-only: __constant__ float {name}[...] = {{...}};) or "
-        "__device__, or pass it to the kernel; a const number (const int N = 8;) may stay.",
-        HOST_VARIABLE, (name, reader))
-
-
-def _shared_initializer_error(what, tokens, i, source):
-    names = [t.text for t in tokens[i + 1:] if t.kind == "word"]
-    j = next((k for k in range(i + 1, len(tokens)) if tokens[k].text in ("=", "{", "[")), i + 2)
-    name = tokens[j - 1].text if tokens[j - 1].kind == "word" else (names[-1] if names else "?")
-    declared = re.compile(rf"__shared__\b.*\b{re.escape(name)}\b\s*(\[[^\]]*\]\s*)*[={{]")
-    return _refusal(
-        what, _first_line(source, declared.search),
-        f"the __shared__ variable {name} has an initializer (nvcc: initializer not allowed for "
-        "__shared__ variable): a block's shared memory starts undefined, and no initializer runs "
-        f"in it.\nnote: declare it without one, set it from one thread (if (threadIdx.x == 0) "
-        f"{name} = ...;), then __syncthreads() before the others read it.",
-        SHARED_INITIALIZER, (name,))

@@ -32,10 +32,11 @@ fields each fills:
 - MATH_ARGUMENT, "math argument": a math function on types CUDA's device code has no version
   for (sqrt of an int, min of an int and a float; compile/math_arguments.py, whose
   MathArgumentError carries this record): ``names`` the function, ``types`` the arguments';
-- HOST_FUNCTION, KERNEL_CALLED, HOST_VARIABLE, SHARED_INITIALIZER (compile/device_rules.py):
-  ``names`` what device code called, read or initialized, then the function that did (if any);
-- VLA, "variable length array", a local array sized at run time (``names``: the array);
-- OTHER: any other error (file, line and column only).
+- HOST_FUNCTION, HOST_LIBRARY, KERNEL_CALLED, HOST_VARIABLE, SHARED_INITIALIZER, EXCEPTION
+  (device_rules): ``names`` what was called, read, set or used, then by whom; KERNEL_RETURNS too:
+  the kernel, then the type it returns;
+- VLA, a local array sized at run time (``names``: the array); OTHER: any other error (file,
+  line and column only).
 
 An error g++ places in a macro of the prelude's (``int i = threadIdx;``: the conversion is in
 ``threadIdx``'s expansion) is read at the learner's line that used the macro, with the macro's
@@ -50,15 +51,14 @@ from .source import in_prelude, numbered_lines
 from ..errors import CompileError
 
 SUBSCRIPT, INDEX = "subscript of a non-array", "index not an integer"
-CONTINUE, BREAK = "continue outside a loop", "break outside a loop"
-UNDECLARED, NO_MEMBER, CONVERSION = "undeclared", "no member", "no conversion"
-CONDITIONAL, READ_ONLY = "mismatched types in ?:", "store into read-only"
-VOID_RETURN, EXPECTED, REDECLARED, OTHER = ("value returned from a void function", "expected",
-                                            "redeclared", "other")
+CONTINUE, BREAK, UNDECLARED = "continue outside a loop", "break outside a loop", "undeclared"
+NO_MEMBER, CONVERSION = "no member", "no conversion"
+CONDITIONAL, READ_ONLY, EXPECTED = "mismatched types in ?:", "store into read-only", "expected"
+VOID_RETURN, REDECLARED, OTHER = "value returned from a void function", "redeclared", "other"
 NO_MATCH, POWER, REFUSED = "no matching function", "** as a power", "refused by a header"
 MATH_ARGUMENT, HOST_FUNCTION, KERNEL_CALLED = "math argument", "host function", "kernel called"
-SHARED_INITIALIZER, VLA = "shared initializer", "variable length array"
-HOST_VARIABLE = "host variable"
+SHARED_INITIALIZER, VLA, EXCEPTION = "shared initializer", "variable length array", "exception"
+HOST_VARIABLE, HOST_LIBRARY, KERNEL_RETURNS = "host variable", "host library", "kernel returns"
 
 
 @dataclasses.dataclass(frozen=True)

@@ -31,6 +31,8 @@ SPECIFIERS = {"const", "volatile", "unsigned", "signed", "short", "long", "int",
 KNOWN_TYPE = re.compile(r"(u?(char|short|int|long|longlong)[1-4]|float[1-4]|double[1-4]|"
                          r"u?int(8|16|32|64)_t|u?intptr_t|size_t|ptrdiff_t|dim3|uint3|half2?|"
                          r"__half2?|__nv_bfloat162?|uint|ushort|uchar|ulong)$")
+# Words before a name that make it no declaration: return f(x) calls f, new T(..) constructs one
+NOT_A_TYPE = {"return", "else", "do", "case", "new", "delete", "throw", "sizeof", "goto"}
 _POINTER_OPS = {"*", "&", "&&", "const", "volatile", "__restrict__", "__restrict"}
 class Unreadable(Exception):
     """Text this reader cannot read with certainty (the kernel is then left to the fibers)."""

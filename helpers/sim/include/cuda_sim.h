@@ -128,6 +128,7 @@ __attribute__((__format__(__printf__, 1, 2))) inline int __sim_printf(const char
 [[noreturn]] inline void __sim_fail_assert(const char *__what, const char *__file, int __line) {
     sim::fail_assert(__what, __file, __line);
 }
+namespace std { using ::__sim_printf; }  // std::printf, which <cstdio> gives device code too
 #define printf __sim_printf
 #undef assert
 #ifdef NDEBUG

@@ -1,8 +1,10 @@
 """What nvcc refuses in device code and g++ cannot know is refused on the simulator too
 (compile/device_rules.py, and -Werror=vla): a call of the learner's own function declared without
-__device__, a kernel called like a function, a variable of the host's read, a __shared__
-variable's initializer, a local array sized at run time. Each source below is compiled by nvcc and by the simulator, and both must give
-the same verdict; a refusal is a CompileError whose record names the mistake."""
+__device__ (a member function, a constructor), the C++ standard library's host code, a kernel
+called like a function, a variable of the host's read (a const array too), a __shared__
+variable's initializer, a local array sized at run time. Each source below is compiled by nvcc
+and by the simulator, and both must give the same verdict; a refusal is a CompileError whose
+record names the mistake."""
 
 import hashlib
 import subprocess
@@ -61,26 +63,97 @@ SOURCES = {  # name: (source, nvcc's verdict: None where it compiles, else the r
     "lambda": (KERNEL.format("auto f = [](float x) { return 2 * x; }; o[0] = f(1);"), None),
     "member_on_the_device": ("struct S { __device__ float get() { return 1; } };\n"
                              + KERNEL.format("S s; o[0] = s.get();"), None),
+    "const_array": ("const float w[3] = {0.25f, 0.5f, 0.25f};\n" + KERNEL.format("o[0] = w[1];"),
+                    diagnosed.HOST_VARIABLE),
+    "constexpr_array": ("constexpr int w[2] = {1, 2};\n" + KERNEL.format("o[0] = w[n & 1];"),
+                        diagnosed.HOST_VARIABLE),
+    "static_const_array": ("static const float w[2] = {1, 2};\n" + KERNEL.format("o[0] = w[0];"),
+                           diagnosed.HOST_VARIABLE),
+    "host_array_in_sizeof": ("const float w[3] = {0.25f, 0.5f, 0.25f};\n"
+                             + KERNEL.format("o[0] = sizeof(w) / sizeof(w[0]);"), None),
+    "const_numbers": ("const float scale = 2.5f;\nconstexpr double shift = 1.5;\n"
+                      + KERNEL.format("o[0] = scale * shift;"), None),
+    "host_member_function": ("struct P { float x, y; float norm() const { return x * x + y * y; } };\n"
+                             + KERNEL.format("P p{1, 2}; o[0] = p.norm();"), diagnosed.HOST_FUNCTION),
+    "host_member_through_a_pointer": ("struct P { float x; float get() { return x; } };\n"
+                                      + KERNEL.format("P p{1}; P *q = &p; o[0] = q->get();"),
+                                      diagnosed.HOST_FUNCTION),
+    "host_member_defined_outside": ("struct P { float x; float get() const; };\n"
+                                    "float P::get() const { return x; }\n"
+                                    + KERNEL.format("P p{1}; o[0] = p.get();"), diagnosed.HOST_FUNCTION),
+    "host_member_never_called_on_the_device": (
+        "struct P { float x; float get() const { return x; } };\n"
+        + KERNEL.format("P p{1}; o[0] = p.x;"), None),
+    "host_constructor": ("struct P { float x, y; P(float a, float b) : x(a), y(b) {} };\n"
+                         + KERNEL.format("P p(1, 2); o[0] = p.x;"), diagnosed.HOST_FUNCTION),
+    "host_constructor_in_braces": ("struct P { float x; P(float a) : x(a) {} };\n"
+                                   + KERNEL.format("o[0] = P{3}.x;"), diagnosed.HOST_FUNCTION),
+    "device_constructor": ("struct P { float x, y; __device__ P(float a, float b) : x(a), y(b) {} };\n"
+                           + KERNEL.format("P p(1, 2); o[0] = p.x;"), None),
+    "defaulted_constructor": ("struct P { float x; P() = default; };\n"
+                              + KERNEL.format("P p; p.x = 1; o[0] = p.x;"), None),
+    "kernel_returns_a_float": ("__global__ float k(float *o) { o[0] = 1; return o[0]; }\n",
+                               diagnosed.KERNEL_RETURNS),
+    "kernel_with_launch_bounds": ("__global__ void __launch_bounds__(256) k(float *o) { o[0] = 1; }\n",
+                                  None),
+    "try_in_a_kernel": (KERNEL.format("try { o[0] = 1; } catch (...) { o[0] = 2; }"),
+                        diagnosed.EXCEPTION),
+    "throw_in_a_device_function": ("__device__ float f(float x) { if (x < 0) throw 1; return x; }\n"
+                                   + KERNEL.format("o[0] = f(o[0]);"), diagnosed.EXCEPTION),
+    "aggregate": ("struct P { float x, y; };\n" + KERNEL.format("P p{1, 2}; P q = P{3, 4}; "
+                                                                  "o[0] = p.x + q.y;"), None),
+}
+# The same for the C++ standard library, compiled as C++ (no_extern_c=True), as a file that
+# includes a C++ header must be: (source, nvcc's verdict)
+STD = ("#include <vector>\n#include <array>\n#include <limits>\n#include <cmath>\n#include <cstdint>\n"
+       "#include <utility>\n#include <numeric>\n#include <algorithm>\n#include <cstdio>\n"
+       "#include <cstring>\n#include <type_traits>\n"
+       'extern "C" __global__ void k(float *o, float x) {{ float r = 0; {} o[0] = r; }}\n')
+CPP_SOURCES = {
+    "std_vector": (STD.format("std::vector<float> v(3); r = v[0];"), diagnosed.HOST_LIBRARY),
+    "std_array": (STD.format("std::array<float, 3> v{}; r = v[0];"), diagnosed.HOST_LIBRARY),
+    "std_pair": (STD.format("std::pair<int, int> p(1, 2); r = p.first;"), diagnosed.HOST_LIBRARY),
+    "std_swap": (STD.format("float y = 1; std::swap(x, y); r = x;"), diagnosed.HOST_LIBRARY),
+    "std_clamp": (STD.format("r = std::clamp(x, 0.f, 1.f);"), diagnosed.HOST_LIBRARY),
+    "std_accumulate": (STD.format("float a[3] = {1, 2, 3}; r = std::accumulate(a, a + 3, 0.f);"),
+                       diagnosed.HOST_LIBRARY),
+    "std_numeric_limits_max": (STD.format("r = std::numeric_limits<float>::max();"),
+                               diagnosed.HOST_LIBRARY),
+    "std_numeric_limits_infinity": (STD.format("r = -std::numeric_limits<float>::infinity();"),
+                                    diagnosed.HOST_LIBRARY),
+    "std_sinf": (STD.format("r = std::sinf(x);"), diagnosed.HOST_LIBRARY),
+    "std_math": (STD.format("r = std::sqrt(x) + std::fmax(x, 1.f) + std::pow(x, 2) + std::exp(x) "
+                            "+ std::lround(x) + std::ldexp(x, 2) + std::abs(x);"), None),
+    "std_float_spellings": (STD.format("r = std::log2f(x) + std::fmaxf(x, 1.f) + std::roundf(x) "
+                                       "+ std::cbrtf(x);"), None),
+    "std_classification": (STD.format("r = std::isnan(x) + std::isinf(x) + std::signbit(x);"), None),
+    "std_move_and_forward": (STD.format("float y = std::move(x); r = std::forward<float>(y);"), None),
+    "std_c_functions": (STD.format('std::memcpy(&r, &x, 4); std::printf("%f", r);'), None),
+    "std_types_and_traits": (STD.format("std::size_t n = 3; std::uint32_t u = 2; "
+                                        "r = n + u + std::int64_t(1) + std::is_same<float, float>::value "
+                                        "+ std::is_same_v<int, int>;"), None),
 }
 
 
 def _nvcc_compiles(nvcc, accepted, text, tmp_path):
-    """Whether nvcc compiles ``text``: its answer kept in the compile cache for this nvcc and
-    this text, either way (a refusal too, which kernel_sources.nvcc_verdict compiles again)."""
+    """Whether nvcc compiles ``text`` (wrapped in extern "C" as PyCUDA wraps it, unless it is
+    C++ of CPP_SOURCES): its answer kept in the compile cache for this nvcc and this text,
+    either way (a refusal too, which kernel_sources.nvcc_verdict compiles again)."""
     kept, this_nvcc = accepted
     answer = kept / ("rules-" + hashlib.sha256(f"{this_nvcc}\0{text}".encode()).hexdigest())
     if not answer.is_file():
-        (tmp_path / "k.cu").write_text(f'extern "C" {{\n{text}}}\n')
+        cpp = text in (t for t, _ in CPP_SOURCES.values())
+        (tmp_path / "k.cu").write_text(text if cpp else f'extern "C" {{\n{text}}}\n')
         p = subprocess.run([nvcc, "-arch=sm_90", "-c", str(tmp_path / "k.cu"), "-o",
                             str(tmp_path / "k.o")], capture_output=True, text=True, timeout=300)
         answer.write_text("compiles" if p.returncode == 0 else "refused")
     return answer.read_text() == "compiles"
 
 
-def _refused_as(text):
+def _refused_as(text, no_extern_c=False):
     """None where the simulator compiles ``text``, else its first record's kind."""
     try:
-        SourceModule(text)
+        SourceModule(text, no_extern_c=no_extern_c)
     except CompileError as err:
         return err.diagnostics[0].kind if err.diagnostics else "no record"
     return None
@@ -94,10 +167,10 @@ def test_the_simulator_refuses_what_nvcc_refuses_with_the_mistake_s_record(name,
     assert _refused_as(text) == kind
 
 
-def test_the_record_names_the_function_its_caller_and_the_learner_s_line():
-    text = "// a helper\nfloat twice(float x) { return 2 * x; }\n\n" + KERNEL.format("\n  o[0] = twice(o[0]);\n")
-    with pytest.raises(CompileError) as caught:
-        SourceModule(text)
-    (record,) = caught.value.diagnostics
-    assert (record.kind, record.names, record.line) == (diagnosed.HOST_FUNCTION, ("twice", "k"), 5)
-    assert "kernel.cu:5: error: k calls twice(), a host function" in str(caught.value)
+@pytest.mark.parametrize("name", sorted(CPP_SOURCES))
+def test_the_standard_library_s_host_code_is_refused_as_nvcc_refuses_it(name, nvcc, accepted,
+                                                                       tmp_path):
+    text, kind = CPP_SOURCES[name]
+    assert _nvcc_compiles(nvcc, accepted, text, tmp_path) == (kind is None), "nvcc's verdict changed"
+    assert _refused_as(text, no_extern_c=True) == kind
+
