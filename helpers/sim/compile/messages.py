@@ -75,7 +75,7 @@ def compile_error(what, stderr):
     math = mine and math_arguments.error(what, mine[0].group("text"), *_learner_site(mine[0]))
     if math:
         return math
-    refused = not_simulated_calls(stderr)
+    refused = not_simulated_calls(stderr) or not_simulated.inline_ptx(stderr, _in_prelude)
     if refused:
         return not_simulated_error(what, refused)
     newer = needs_newer_gpu_error(what, stderr)

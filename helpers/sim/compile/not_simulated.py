@@ -9,6 +9,8 @@ bare "not declared". Headers a kernel must include itself are refused as a whole
 the members of cooperative groups beyond block and warp scope by name (MEMBERS).
 """
 
+import re
+
 FEATURES = {
     "textures and surfaces": """tex1D tex1DGrad tex1DLayered tex1DLayeredGrad tex1DLayeredLod
         tex1DLod tex1Dfetch tex2D tex2DGrad tex2DLayered tex2DLayeredGrad tex2DLayeredLod tex2DLod
@@ -77,3 +79,17 @@ _GRID_SYNC = ("grid-wide synchronisation, which needs a cooperative launch "
               "split the kernel in two launches where the grid must meet")
 MEMBERS = {"grid_group::sync": _GRID_SYNC, "grid_group::barrier_arrive": _GRID_SYNC,
            "grid_group::barrier_wait": _GRID_SYNC}
+
+# Inline assembly (asm("...")) is PTX on a GPU: the host's assembler refuses its instructions.
+INLINE_PTX = ("inline PTX assembly, the GPU's own instruction set, which a CPU cannot run (most "
+              "of what PTX is used for has a CUDA function: __shfl_sync, __activemask, "
+              "threadIdx.x % 32 for the lane)")
+_ASSEMBLER = re.compile(r"^(?P<file>[^:\n]+):(?P<line>\d+): Error: (?:no such instruction|"
+                        r"unknown pseudo-op|junk|bad register name|invalid instruction suffix)", re.M)
+
+
+def inline_ptx(stderr, in_prelude):
+    """[("asm", INLINE_PTX, file, line)] of the assembler's first refusal of an asm statement in
+    the learner's files (not ``in_prelude(file)``), or [] where it refused none."""
+    found = next((m for m in _ASSEMBLER.finditer(stderr) if not in_prelude(m.group("file"))), None)
+    return [("asm", INLINE_PTX, found.group("file"), int(found.group("line")))] if found else []

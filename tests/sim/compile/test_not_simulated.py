@@ -30,3 +30,16 @@ def test_a_kernel_calling_left_out_functions_is_refused_with_each_call(tmp_path)
     assert err.feature == not_simulated.FUNCTIONS["__prof_trigger"]
     assert [(f, line) for f, _, _, line in err.calls] == [("__prof_trigger", 2),
                                                          ("__clusterSizeInBlocks", 3)]
+
+
+def test_inline_ptx_is_refused_at_its_line_as_the_gpu_s_own_instructions(tmp_path):
+    """nvcc assembles asm("...") as PTX; the host's assembler refuses it, and the error says so
+    rather than quoting the assembler."""
+    src = ('#line 1 "lane.cu"\n__global__ void k(int *x) {\n    int lane;\n'
+           '    asm("mov.u32 %0, %%laneid;" : "=r"(lane));\n    x[0] = lane;\n}\n')
+    with pytest.raises(NotSimulatedError) as refused:
+        SourceModule(src, cache_dir=str(tmp_path))
+    err = refused.value
+    assert (err.function, err.feature, err.file, err.line) == ("asm", not_simulated.INLINE_PTX,
+                                                               "lane.cu", 3)
+    assert "Error: no such instruction" not in str(err).split("[command")[0]
