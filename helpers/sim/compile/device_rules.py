@@ -62,9 +62,12 @@ def check(user_code, source, what):
     constructors = unmarked & own_structs  # a struct of the learner's whose constructor is host code
     kernels = {name for name, (marks, _) in functions.items() if "__sim_global__" in marks}
     for name, (marks, bodies) in functions.items():
-        for parameters, start, end in bodies if marks else ():
-            returned = _returned(tokens, parameters) if "__sim_global__" in marks else "void"
-            if returned != "void":
+        # a body marked where it is defined, or, where none is, one a marked declaration names (a
+        # header's function of a kernel's name is no device code of the learner's)
+        marked = [b for b in bodies if b[3]] or (bodies if marks else [])
+        for parameters, start, end, _ in marked:
+            returned = _kernel_returns(tokens, parameters) if "__sim_global__" in marks else None
+            if returned:
                 raise said.kernel_returns_error(what, name, returned, source)
             outside = variables - _locals(tokens, parameters, end)
             for i in _evaluated(tokens, start, end):
@@ -88,10 +91,11 @@ def check(user_code, source, what):
                     raise said.host_library_error(what, library, name, source)
 
 
-def _returned(tokens, parameters):
-    """The return type of the function whose parameters' ( is tokens[parameters], as written
-    (``float``, ``void``), its specifiers, its template header and the simulator's marks left
-    out."""
+def _kernel_returns(tokens, parameters):
+    """The return type of the function whose parameters' ( is tokens[parameters] where it is
+    declared __global__ there and returns anything but void, as written (``float``), its
+    specifiers, its template header and the simulator's marks left out; else None (a header's
+    function of the kernel's name is no kernel)."""
     k, words = parameters - 2, []
     while k >= 0 and tokens[k].text not in (";", "{", "}", ">") and tokens[k].kind != "pp":
         if tokens[k].text == ")":  # an attribute's or __launch_bounds__' arguments
@@ -103,7 +107,7 @@ def _returned(tokens, parameters):
         k -= 1
     kept = [w for w in words if w not in _MARKS and w not in ("static", "inline", "extern",
                                                                "__attribute__", "__launch_bounds__")]
-    return " ".join(kept) or "void"
+    return " ".join(kept) if "__sim_global__" in words and kept != ["void"] and kept else None
 
 
 def _evaluated(tokens, start, end):
@@ -119,9 +123,10 @@ def _evaluated(tokens, start, end):
 
 def _read(tokens):
     """({name: (its marks, the set of __sim_device__ and __sim_global__ where declared so,
-    [(its parameters' "(", body start, body end)])} of the functions defined or declared outside
-    any function's body (free and member functions), {names of the variables declared outside
-    any function and any struct without a mark}, {member function's name: its struct's})."""
+    [(its parameters' "(", body start, body end, whether that definition is marked)])} of the
+    functions defined or declared outside any function's body (free and member functions),
+    {names of the variables declared outside any function and any struct without a mark},
+    {member function's name: its struct's})."""
     functions, variables, members, i, start = {}, set(), {}, 0, 0  # start: the declaration's first
     scopes = []  # for each scope open here: its struct's name, or None for a namespace's
     while i < len(tokens):
@@ -143,13 +148,13 @@ def _read(tokens):
             name = tokens[i - 1].text
             marks, bodies = functions.get(name, (frozenset(), []))
             defaulted = [t.text for t in tokens[end + 1:end + 3]] in (["=", "default"], ["=", "delete"])
-            functions[name] = (marks | {t.text for t in tokens[start:i]} & _MARKS
-                               | ({_DEFAULTED} if defaulted else set()), bodies)
+            own = {t.text for t in tokens[start:i]} & _MARKS  # this declaration's
+            functions[name] = (marks | own | ({_DEFAULTED} if defaulted else set()), bodies)
             struct = next((scope for scope in reversed(scopes) if scope is not None), None)
             if struct is not None:
                 members[name] = struct
             if body is not None:
-                bodies.append((i, body + 1, closing(tokens, body)))
+                bodies.append((i, body + 1, closing(tokens, body), bool(own)))
                 i = start = closing(tokens, body) + 1
                 continue
             i = end + 1

@@ -174,3 +174,11 @@ def test_the_standard_library_s_host_code_is_refused_as_nvcc_refuses_it(name, nv
     assert _nvcc_compiles(nvcc, accepted, text, tmp_path) == (kind is None), "nvcc's verdict changed"
     assert _refused_as(text, no_extern_c=True) == kind
 
+
+
+def test_a_header_s_function_of_a_kernel_s_name_is_not_read_as_the_kernel():
+    """mma.h's own offset() returns a size_t and calls what it likes: a kernel named offset is
+    still a void kernel of the learner's, and only its body is device code of theirs."""
+    text = ("#include <mma.h>\nusing namespace nvcuda;\n"
+            'extern "C" __global__ void offset(float *d, int at) { d[at] = 1; }\n')
+    assert _refused_as(text, no_extern_c=True) is None
