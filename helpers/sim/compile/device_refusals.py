@@ -42,31 +42,26 @@ def host_function_error(what, name, caller, source):
     """``name``: a free function's (twice), a member function's (Point::norm) or a
     constructor's (Point::Point)."""
     struct, _, member = name.rpartition("::")
-    nvcc = (f"(nvcc: calling a __host__ function(\"{name}\") from a __global__ function is not "
-            "allowed)")
     if struct and member == struct:
-        used = re.compile(rf"\b{re.escape(struct)}\s+\w+\s*[({{]|([=(,?:]|return)\s*"
-                          rf"{re.escape(struct)}\s*[({{]")
-        return _refusal(
-            what, _first_line(source, used.search),
-            f"{caller} constructs a {struct}, whose constructor is declared without __device__: "
-            f"a host function, so device code cannot call it {nvcc}.\nnote: declare the "
-            f"constructor __device__ (__device__ {struct}(...)), or __host__ __device__ to "
-            "construct one on both sides.", HOST_FUNCTION, (name, caller))
-    if struct:
-        called = re.compile(rf"(\.|->)\s*{re.escape(member)}\s*\(")
-        return _refusal(
-            what, _first_line(source, called.search),
-            f"{caller} calls {member}(), a member function of {struct} declared without "
-            f"__device__: a host function, so device code cannot call it {nvcc}.\nnote: declare "
-            f"it __device__ in {struct} (__device__ float {member}(...)), or __host__ __device__ "
-            "to call it from both sides.", HOST_FUNCTION, (name, caller))
+        kept = re.escape(struct)
+        matches = re.compile(rf"\b{kept}\s+\w+\s*[({{]|([=(,?:]|return)\s*{kept}\s*[({{]").search
+        said = f"{caller} constructs a {struct}, whose constructor is declared without __device__"
+        fix = f"declare the constructor __device__ (__device__ {struct}(...)), or __host__ __device__ " \
+              "to construct one on both sides"
+    elif struct:
+        matches = re.compile(rf"(\.|->)\s*{re.escape(member)}\s*\(").search
+        said = f"{caller} calls {member}(), a member function of {struct} declared without __device__"
+        fix = f"declare it __device__ in {struct} (__device__ float {member}(...)), or __host__ " \
+              "__device__ to call it from both sides"
+    else:
+        matches = lambda text: _a_call(text, name)  # noqa: E731
+        said = f"{caller} calls {name}(), a host function: {name} is declared without __device__"
+        fix = f"declare it __device__ (__device__ float {name}(...)), or __host__ __device__ to " \
+              "call it from both sides"
     return _refusal(
-        what, _first_line(source, lambda text: _a_call(text, name)),
-        f"{caller} calls {name}(), a host function: {name} is declared without __device__, so "
-        f"device code cannot call it {nvcc}.\nnote: declare it __device__ (__device__ float "
-        f"{name}(...)), or __host__ __device__ to call it from both sides.",
-        HOST_FUNCTION, (name, caller))
+        what, _first_line(source, matches),
+        f"{said}, so device code cannot call it (nvcc: calling a __host__ function(\"{name}\") from "
+        f"a __global__ function is not allowed).\nnote: {fix}.", HOST_FUNCTION, (name, caller))
 
 
 def host_library_error(what, name, caller, source):

@@ -1,10 +1,11 @@
 """What of the C++ standard library device code may use, as nvcc has it: <cmath>'s functions
 (std::sqrt, and std::log2f but not std::sinf, as <cmath> has them; not CUDA's own exp10 or
 sinpi), std::move and std::forward, the C functions device code has (std::memcpy, std::printf),
-and its types and constants (std::size_t, std::is_same<A, B>::value). Its other functions and its classes are host code (std::vector,
-std::swap, std::numeric_limits<float>::max()): nvcc refuses them in device code ("calling a
-__host__ function from a __global__ function is not allowed"), and g++ cannot know. Read from
-the learner's code after the preprocessor (compile/device_rules.py), with what to write instead.
+and its types and constants (std::size_t, std::is_same<A, B>::value). Its other functions and
+its classes are host code (std::vector, std::swap, std::numeric_limits<float>::max()): nvcc
+refuses them in device code ("calling a __host__ function from a __global__ function is not
+allowed"), and g++ cannot know. Read from the learner's code after the preprocessor
+(compile/device_rules.py), with what to write instead.
 """
 
 import re
