@@ -23,7 +23,7 @@ from helpers.exercises.microscope import (STOPPED_AFTER, accesses_of, observe, w
 from helpers.exercises.common import Input, Output
 from helpers.exercises.hidden import awkward, pick
 from helpers.exercises.add_into_models import (LOOP_HINT, body_indexes_the_start,
-                                              loop_test_against_step, overlaps, tested_after,
+                                              first_added_twice, loop_test_against_step, overlaps, tested_after,
                                               started_late, stepped_too_far,
                                               stopped_a_stride_early, wrong_start)
 from helpers.exercises.kernel import KernelExercise, Launch, traced_back
@@ -134,6 +134,7 @@ def _mistakes(case, run):
     yield from wrong_start(run, visits, n, block, blocks)
     yield from started_late(run, visits, n, block, blocks)
     yield from body_indexes_the_start(visits, n, threads)
+    yield from first_added_twice(run, visits, n, threads)
     yield from overlaps(visits, n, block, blocks)
     yield from _stride_past_n(run, visits, n, block, blocks)
     yield from _bound_by_the_stride(run, visits, n, block, blocks)

@@ -155,6 +155,27 @@ def started_late(run, visits, n, block, blocks):
            "i = blockIdx.x * blockDim.x + threadIdx.x (the stride and the test i < n are right)")
 
 
+def first_added_twice(run, visits, n, threads):
+    """Each thread's first element, y[0] to y[threads - 1], added twice, every other element once:
+    a one-element addition (the stub's if (i < n) y[i] += x[i];) kept beside the loop, whose first
+    turn is at the same i; the two lines that added into y[0] from a trace of the launch on the
+    simulator."""
+    from helpers.exercises.microscope import accesses_of
+
+    if threads >= n or not np.array_equal(visits, 1 + (np.arange(n) < threads)):
+        return
+    kept = accesses_of(run.kernel, run.launch, f"first twice {run.launch.grid}", 4 * n)
+    lines = [] if kept is None else sorted(set(kept["line"][
+        kept["write"] & ~kept["shared"] & (kept["array"] == "y") & (kept["index"] == 0)].tolist()))
+    at = f" at line {lines[0]} and again at line {lines[1]}" if len(lines) == 2 else " twice"
+    yield (f"y[0] to y[{threads - 1}], each thread's first element, got x added twice, every "
+           f"other element once: each thread added its first element{at}, once in a one-element "
+           "addition beside the loop (the stub's if (i < n) y[i] += x[i];) and once on the "
+           "loop's first turn, which starts at the same i; the step is right",
+           "remove the one-element if (i < n) y[i] += x[i]; kept from the stub: the loop alone "
+           "adds each element once, its first turn included")
+
+
 def _first_stores(run, block, blocks, accesses):
     """{(block, thread): the element of its first store into y} in a trace of ``run``'s launch on
     the simulator, or None."""

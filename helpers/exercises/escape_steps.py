@@ -19,8 +19,8 @@ import numpy as np
 from helpers.exercises import near, unset
 from helpers.exercises.common import Input, Output
 from helpers.exercises.escape import escape_counts, stopped_short, wrong_steps
-from helpers.exercises.escape_steps_models import (STEP_HINT, STEPS, counts, size_models,
-                                                  step_models)
+from helpers.exercises.escape_steps_models import (STEP_HINT, STEPS, counts,
+                                                  loop_without_braces, size_models, step_models)
 from helpers.exercises.hidden import awkward, pick
 from helpers.exercises.kernel import KernelExercise, Launch
 from helpers.exercises.microscope import (accesses_of, body_words, kernel_words, observe,
@@ -194,6 +194,7 @@ def _mistakes(case, run):
                    "the loop stops at |z|^2 < 4", "loop while |z|^2 <= 4: at |z| = 2 a point "
                    "has not escaped yet")
     yield from map(_unset, unset.reads(run.kernel)[:1])   # the simulator's compiler's record
+    yield from loop_without_braces(run.kernel, got)
     if not got.any():
         yield from _count_hidden(run.kernel)
         yield "every count is 0: no step was taken", "a while loop: " + STEP_HINT

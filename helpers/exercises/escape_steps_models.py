@@ -111,3 +111,62 @@ def size_models(c_re, c_im, max_iter):
            "z_im)^2, the square of the sum, for |z|^2, which is the sum of the squares, z_re^2 + "
            "z_im^2: (z_re + z_im)^2 adds 2 * z_re * z_im to it, and is 0 wherever z_im = -z_re",
            "|z|^2 squares each part alone: loop while z_re * z_re + z_im * z_im <= 4.0f")
+
+
+def loop_without_braces(kernels, got):
+    """A while or for loop with no braces, the statements after its one statement indented as
+    that one (the kernel's words, its simulated twin's source): C takes the first statement alone
+    for the body, and the rest runs once, after the loop. ``got``: the counts, for the verdict."""
+    from helpers.exercises.microscope import kernel_words, source_line
+    from helpers.sim.compile.kernel_text import Unreadable, closing
+
+    if (text := kernel_words(kernels)) is None:
+        return
+    source, tokens, words, body, end = text
+
+    def column(j):
+        return tokens[j].start - source.rfind("\n", 0, tokens[j].start)
+
+    def line(j):
+        return source_line(source, tokens[j].start)
+
+    for j in range(body + 1, end - 1):
+        if words[j] not in ("while", "for") or words[j + 1] != "(":
+            continue
+        try:
+            close = closing(tokens, j + 1)
+            first = words.index(";", close + 1)
+            after = _indented_after(words, first + 1, end, column(close + 1), column)
+        except (Unreadable, ValueError):
+            return
+        if words[close + 1] in ("{", ";") or not after or line(after[0]) == line(close + 1):
+            continue
+        changed = {words[m + d] for m in range(close + 1, first) for d in (-1, 1)
+                   if words[m] in ("++", "--") or (words[m] in ASSIGNED and d < 0)}
+        tested = set(words[j + 2:close])
+        stuck = ", which changes nothing its test reads (on a GPU it may never end)" \
+            if not changed & tested else ""
+        counted = f"every count is {got[0]}" if (got == got[0]).all() else "the counts are wrong"
+        said = source[tokens[close + 1].start:tokens[first].end]
+        yield (f"the {words[j]} at line {line(j)} has no braces, so its body is the one statement "
+               f"{said} (line {line(close + 1)}), and lines "
+               f"{line(after[0])} to {line(after[-1])}, indented as if in the loop, run once, "
+               f"after it; the loop repeats that one statement alone{stuck}, so {counted}",
+               "C does not go by indentation: wrap the loop's body in braces, "
+               f"{source[tokens[j].start:tokens[close].end]} {{ ... }}, around the whole step "
+               "and k++")
+        return
+
+
+ASSIGNED = ("=", "+=", "-=", "*=", "/=")
+"""The operators that store into the name before them."""
+
+
+def _indented_after(words, start, end, column, column_of):
+    """The first words of the statements from ``start`` on whose first word stands at ``column``
+    (``column_of``: a word's column), up to the first that does not."""
+    found, k = [], start
+    while k < end and words[k] != "}" and column_of(k) == column:
+        found.append(k)
+        k = words.index(";", k) + 1
+    return found

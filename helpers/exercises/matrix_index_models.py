@@ -159,6 +159,39 @@ def guard_one_short(case, right, unwritten, guard):
                    f"only at {side}, {guard}")
 
 
+def guard_against_the_launch(case, kernels, past, guard):
+    """Every thread outside the matrix wrote (``past``: the elements past the end of out, those
+    of a launch with no guard) where the kernel's body has an if that tests gridDim, not rows or
+    cols: a guard on the threads launched, which no thread reaches. ``guard``: the solution's."""
+    from helpers.exercises.microscope import kernel_words, source_line
+    from helpers.sim.compile.kernel_text import Unreadable, closing
+
+    if set(np.asarray(past).ravel().tolist()) != case.unguarded() or \
+            (text := kernel_words(kernels)) is None:
+        return
+    source, tokens, words, body, end = text
+    try:
+        tests = [(k, closing(tokens, k + 1)) for k in range(body + 1, end - 1)
+                 if words[k:k + 2] == ["if", "("]]
+    except (Unreadable, ValueError):
+        return
+    (tx, ty), rows, cols = case.threads, case.height, case.width
+    for k, close in tests:
+        if "gridDim" in words[k + 2:close] and not {"rows", "cols"} & set(words[k + 2:close]):
+            said = source[tokens[k].start:tokens[close].end] + (
+                " return;" if words[close + 1:close + 3] == ["return", ";"] else "")
+            wrote = [f"those in columns {cols} to {tx - 1} into the next row's first elements"
+                     ] * (tx > cols) + [f"those in rows {rows} to {ty - 1} past the end of out"
+                                        ] * (ty > rows)
+            yield (f"the guard {said} at line {source_line(source, tokens[k].start)} compares "
+                   f"with the threads launched, gridDim.x * blockDim.x = {tx} columns and "
+                   f"gridDim.y * blockDim.y = {ty} rows, not with the {rows} x {cols} matrix: no "
+                   "thread lies past the launch, so it stops nothing, and the threads outside "
+                   f"the matrix wrote ({' and '.join(wrote)})",
+                   f"compare with the matrix's sides, rows and cols, not the launch's: {guard}")
+            return
+
+
 def _sign(x) -> str:
     return f"{'-' if x < 0 else '+'} {abs(x):g}"
 

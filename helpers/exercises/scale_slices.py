@@ -24,7 +24,8 @@ from helpers.exercises.kernel import KernelExercise, Launch
 from helpers.exercises.origin import Wrong
 from helpers.exercises.scale_slices_models import (INDEXES, ORDERS, SCALES, XY_PROBE,
                                                    block_from_another, coordinate_from_another, guard_against_a_side,
-                                                   only_slice_0, step_like_one_short,
+                                                   only_slice_0, read_from_slice_0,
+                                                   step_like_one_short,
                                                    xy_step_mistakes)
 
 # (nx, ny, nz, block): no side a multiple of its block's; last a small one on the simulator,
@@ -342,6 +343,7 @@ def _mistakes(case, run):
     if not written.all():
         yield f"{int((~written).sum())} of {vol.size} elements were never written", INDEX_HINT
     yield from _flat_guard_mistakes(case, run)
+    yield from read_from_slice_0(vol, scale, got, right)
     for index, problem in ORDERS:
         places = index(x, y, z, nx, ny, nz).ravel()
         swapped = np.empty(vol.size, np.float32)

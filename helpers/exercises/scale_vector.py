@@ -7,6 +7,7 @@ writes the right values, but each element many times."""
 from __future__ import annotations
 
 import itertools
+import re
 
 import numpy as np
 
@@ -295,6 +296,8 @@ def _store_outside_the_guard(kernels, written):
         return
     stored = f"the threads past the end stored into y ({written}) but none of them read x"
     lines = set(kept["line"][kept["write"] & beyond].tolist())
+    if not lines & set(kept["line"][kept["write"] & ~beyond].tolist()):
+        yield from _store_of_their_own(kernels, stored, min(lines))
     if lines & set(kept["line"][~kept["write"]].tolist()):   # the load on the store's line
         text = _source_line(kernels, min(lines))
         if text is not None and "?" in text:
@@ -307,6 +310,20 @@ def _store_outside_the_guard(kernels, written):
     yield (f"{stored}: the guard if (i < n) covers the load but not the store; an if without "
            "braces covers only the one statement after it, however the next lines are indented",
            "put the store inside the guard too, with braces: if (i < n) { y[i] = alpha * x[i]; }")
+
+
+def _store_of_their_own(kernels, stored, line):
+    """The threads past n stored at a line that no thread with an element stored at: a store
+    of their own, such as an else of the guard (else y[i] = 0.0f;)."""
+    text = (_source_line(kernels, line) or "").split("//")[0].strip()
+    before = _source_line(kernels, line - 1) or ""
+    branch = re.search(r"\belse\b", f"{before} {text}") is not None
+    where, drop = (" (the guard's else)", "the else") if branch else ("", "that store")
+    yield (f"{stored}: the store {text + ' ' if text else ''}at line {line} is theirs alone"
+           f"{where}: only the threads past n ran it, no thread with an element, and their i "
+           "lies past y's end",
+           f"the threads without an element must do nothing: drop {drop} (y has only n "
+           "elements, y[0] to y[n - 1]), leaving if (i < n) y[i] = alpha * x[i];")
 
 
 def _source_line(kernels, number):

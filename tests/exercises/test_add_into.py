@@ -170,6 +170,13 @@ WRONG = {
          "        y[i + pass * stride] += x[i + pass * stride];"),
         "the last 40 elements (y[960] on) were never added to: the loop made n / stride = "
         "1000 / 64 = 15 passes, rounded down, so the last, partial pass"),
+    # blind audit AC (was 'y[0] got x[0] added 2 times: threads visit the same elements ...
+    # Hint: step by ... gridDim.x * blockDim.x', the step right): the stub's one-element if kept
+    # above the loop, so each thread adds its first element twice
+    "stub_s_if_kept": ((STRIDE, STRIDE + "\n    int j = blockIdx.x * blockDim.x + threadIdx.x;\n"
+                                         "    if (j < n)\n        y[j] += x[j];"),
+                       "y[0] to y[63], each thread's first element, got x added twice, every "
+                       "other element once: each thread added its first element at line "),
     "assigned": (("y[i] += x[i];", "y[i] = x[i];"), "y holds x"),
     "subtracted": (("y[i] += x[i];", "y[i] -= x[i];"), "x was subtracted from y"),
     "added_twice": (("y[i] += x[i];", "y[i] += 2.0f * x[i];"), "y[0] got x[0] added 2 times"),
@@ -188,6 +195,7 @@ HINTS = {"do_while": "test i before the first element too",
          "start_one_late": "with nothing added: i = blockIdx.x * blockDim.x + threadIdx.x",
          "stride_of_a_block_squared": "int stride = blockDim.x * gridDim.x;",
          "stepped_twice_a_turn": "remove the i += stride; from the loop's body",
+         "stub_s_if_kept": "remove the one-element if",
          "bound_by_the_stride": "i < n",
          "tests_one_stride_ahead": "not the next one: i < n"}
 SIMULATOR_ONLY = {"every_thread_loops": "on a GPU the threads' additions into one element race "

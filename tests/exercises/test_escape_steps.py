@@ -158,6 +158,15 @@ WRONG = {
     "tuple_assignment": ([(STEP, "        z_re, z_im = z_re * z_re - z_im * z_im + c_re[i], "
                                  "2.0f * z_re * z_im + c_im[i];\n")],
                          "z_re never moved from 0, and z_im took the new real part"),
+    # blind audit AC (was '90.1% of the counts differ from NumPy's ... Hint: one step: ...', the
+    # step the learner wrote): the loop's body indented, Python's way, with no braces, so only its
+    # first statement is in the loop (an endless loop, which the simulator's g++ drops)
+    "loop_without_braces": ([("float z_re = 0.0f, z_im = 0.0f;", "float z_re = 0.0f, z_im = 0.0f, re;"),
+                             ("    while (k < max_iter && z_re * z_re + z_im * z_im <= 4.0f) {\n" + STEP
+                              + "        k++;\n    }\n",
+                              "    while (k < max_iter && z_re * z_re + z_im * z_im <= 4.0f)\n"
+                              + STEP.replace("float re", "re") + "        k++;\n")],
+                            "the while at line "),
     "int_temporary": ([("float re = z_re", "int re = z_re")],
                       "the new real part lost its fraction each step"),
     "or_for_and": ([("while (k < max_iter && z_re", "while (k < max_iter || z_re")],
@@ -238,6 +247,7 @@ def test_the_stub_as_shipped_is_not_yet_right(capsys):
 # other product, and then about 1.7% of the points stop a step earlier, past the 1% tolerance
 SIMULATOR_ONLY = {"size_with_minus": "on a GPU nvcc may fuse the other product of the test",
                   "z_re_never_set": "reads a register never set: on a GPU the counts may be right",
+                  "loop_without_braces": "its loop never changes k or z: a GPU may never end it",
                   # the H100's run waited on it until its time ran out
                   "or_for_and": "never ends: a GPU kernel cannot be stopped from Python"}
 
@@ -246,6 +256,7 @@ SIMULATOR_ONLY = {"size_with_minus": "on a GPU nvcc may fuse the other product o
 HINTS = {"k_declared_again_in_the_for": "don't declare k again, so that the loop counts in the k "
                                         "the store reads: for (; k < max_iter && ...; k++)",
          "square_of_the_difference": "z_re^2 - z_im^2 is the difference of the squares",
+         "loop_without_braces": "C does not go by indentation: wrap the loop's body in braces",
          "one_step_short": "loop while k < max_iter: k counts the steps taken",
          "c_re_in_im": "the imaginary part adds the point's imaginary part: z_im = 2.0f * z_re "
                        "* z_im + c_im[i]",

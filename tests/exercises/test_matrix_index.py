@@ -65,6 +65,14 @@ WRONG = {
     # or only half of one')
     "guard_inverted": ([("row >= rows || col >= cols", "row < rows && col < cols")],
                        "the bounds guard is inverted: the threads inside the matrix returned"),
+    # blind audit AC (was 'threads outside the matrix wrote past the end of out ... Hint: no
+    # bounds guard, or only half of one', though a whole guard was there): the guard compares with
+    # the threads launched, which no thread reaches
+    "guard_against_the_launch": ([("row >= rows || col >= cols",
+                                   "col >= gridDim.x * blockDim.x || row >= gridDim.y * blockDim.y")],
+                                 "compares with the threads launched, gridDim.x * blockDim.x = 96 "
+                                 "columns and gridDim.y * blockDim.y = 48 rows", "so it stops nothing",
+                                 "Hint: compare with the matrix's sides"),
     "guard_with_and": ([("row >= rows || col >= cols", "row >= rows && col >= cols")],
                        "the guard stops only the threads outside in both col and row (&&)"),
     "stores_into_the_next": ([("    out[i] =", "    out[i + 1] =")],

@@ -89,6 +89,15 @@ WRONG = {
                         "only slice z = 0 was written, though z is right: the thread at x, y, z = "
                         "0, 0, 1 read scale[1] and stored into out[0], element (0, 0) of slice 0: "
                         "the index y * nx + x leaves out z's term"),
+    # blind audit AC (was '364 of 455 elements are wrong ...: out[91] ... loaded vol[0] and
+    # scale[1] ... Hint: each slice z is multiplied by its own factor', the factor right): vol
+    # read at the stub's y * nx + x, the slice's offset added to the store's index alone
+    "vol_read_in_slice_0": ([("out[i] = vol[i] * scale[z];",
+                              "out[i] = vol[y * nx + x] * scale[z];")],
+                            "out[91], element (0, 0, 1), holds vol[0] * scale[1]: vol[0] is "
+                            "element (0, 0) of slice 0",
+                            "vol is read at y * nx + x, without the slice's offset z * ny * nx",
+                            "Hint: read vol at the same index as out"),
     # blind audit TLB-scale_slices-1: the row's factor, scale[y] (was '390 of 455 elements are
     # wrong ...: out[13] ... loaded vol[13] and scale[1]', scale's index not named); and the hint
     "scale_at_y": ([("vol[i] * scale[z]", "vol[i] * scale[y]")],

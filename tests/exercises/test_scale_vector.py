@@ -61,6 +61,15 @@ WRONG = [
      ["the threads past the end stored into y (y[1000] to y[1023]) but none of them read x",
       "covers only the one statement after it", "Hint: put the store inside the guard too, with "
       "braces: if (i < n) { y[i] = alpha * x[i]; }"]),
+    # blind audit AC (was 'the guard if (i < n) covers the load but not the store; an if
+    # without braces covers only ...', though the store is inside the if): an else branch stores
+    # 0 for the threads past n, past y's end
+    ("else_stores_for_the_spare_threads",
+     variant(KERNEL, ("    if (i < n) {\n        y[i] = alpha * x[i];\n    }",
+                      "    if (i < n)\n        y[i] = alpha * x[i];\n    else\n        y[i] = 0.0f;")),
+     ["the threads past the end stored into y (y[1000] to y[1023]) but none of them read x: the "
+      "store y[i] = 0.0f; at line ", "only the threads past n ran it",
+      "Hint: the threads without an element must do nothing"]),
     # blind audit TGB-scale_vector-1 (was '... the guard if (i < n) covers the load but not the
     # store; an if without braces covers only the one statement after it ...', an if the code
     # does not have: the conditional expression guards the read, the store runs for every thread)
