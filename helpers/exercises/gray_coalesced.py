@@ -22,8 +22,9 @@ from helpers.exercises.gray_coalesced_models import (blocks_of, bracket_slip, by
                                                      byte_read_twice, channels_as_char,
                                                      char_conversion, guard_past_the_image,
                                                      half_outside_the_cast,
-                                                     one_weight_off, plain_average,
-                                                     pixel_stride_left_out, row_by_height)
+                                                     one_weight_off, pixel_stride_left_out,
+                                                     plain_average, planes_read,
+                                                     row_by_height)
 from helpers.exercises.hidden import awkward, pick
 from helpers.exercises.kernel import KernelExercise, Launch
 from helpers.exercises import microscope
@@ -178,7 +179,8 @@ def _mistakes(case, run):
     if wrong.size:
         yield from _weights_swapped(out.got, run.model, wrong)
         yield from plain_average(out.got, run.model, wrong)
-        for model in (channels_as_char, pixel_stride_left_out, bracket_slip, byte_read_twice,
+        for model in (channels_as_char, pixel_stride_left_out, planes_read, bracket_slip,
+                      byte_read_twice,
                       byte_of_a_neighbour, one_weight_off):   # channels taken or weighed wrongly
             yield from model(out.got, run.model, wrong, reference)
         yield from near.misses("gray", out.got.reshape(-1, width), reference(run.model).reshape(

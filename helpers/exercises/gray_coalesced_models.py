@@ -328,3 +328,22 @@ def char_conversion(failure):
            f"{value:g}, which levels 0 to 255 never give: {AS_CHAR} (the conversion of "
            f"{value:g} to {err.to_type} stopped the kernel on the simulator; a GPU gives 0)",
            CHAR_HINT)
+
+
+def planes_read(got, rgb, wrong, grey):
+    """The channels read as three planes of n = width * height bytes (NumPy's (3, height, width)
+    habit), rgb[i], rgb[n + i], rgb[2 * n + i], where rgb is interleaved: pixel i the grey of
+    those bytes of the flat rgb (the model, ``grey`` of them, within a level)."""
+    flat, n = rgb.reshape(-1).astype(np.int64), got.size
+    taken = np.stack([flat[k * n:(k + 1) * n] for k in range(3)], axis=-1)
+    if n < 2 or not (np.abs(got.astype(int).ravel() - grey(taken).ravel()) <= 1).all():
+        return
+    at = int(wrong[0])
+    yield (f"{wrong.size} of {n} grey values are wrong, each the grey of bytes i, n + i and "
+           f"2 * n + i of rgb (n = width * height = {n}): the channels were read as three planes "
+           "of width * height bytes each, reds, then greens, then blues (NumPy's (3, height, "
+           f"width) layout), so pixel {at} read rgb[{at}], rgb[{n + at}], rgb[{2 * n + at}], "
+           f"where its bytes are rgb[{3 * at}], rgb[{3 * at + 1}], rgb[{3 * at + 2}] (grey "
+           f"{int(got.ravel()[at])}, expected {int(grey(rgb).ravel()[at])})", "rgb is "
+           "interleaved, a pixel's 3 bytes together: bt601_gray(rgb[3 * i], rgb[3 * i + 1], "
+           "rgb[3 * i + 2])")

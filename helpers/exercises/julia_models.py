@@ -39,9 +39,15 @@ def wrong_loops(re, im, c_re, c_im, max_iter):
              "break once re2 + im2 > 4.0f, the square of |z| against 2 * 2")):
         yield escape_counts(re, im, c_re, c_im, max_iter, **change), problem, hint
     yield from wrong_steps(re, im, c_re, c_im, max_iter, STEPS)
-    yield (_real_part_test(re, im, c_re, c_im, max_iter), "the escape test takes re2 - im2, "
+    yield (_own_loop(re, im, c_re, c_im, max_iter, np.subtract), "the escape test takes re2 - im2, "
            "the real part of z*z, for |z|^2: re2 - im2 > 4 is false whenever im2 >= re2, however "
            "large z grows", "|z|^2 adds the two squares: break once re2 + im2 > 4.0f")
+    yield (_own_loop(re, im, c_re, c_im, max_iter, np.add, im_is_re=True), "after each step z_im "
+           "takes the new REAL part (z_im = new_re, or re2 - im2 + c_re), where the new imaginary "
+           "part 2*z_re*z_im + c_im belongs: from the first step on z_im equals z_re, so z stays "
+           "on the line z_im = z_re", "store the new imaginary part into z_im: z_im = 2.0f * z_re "
+           "* z_im + c_im (new_im, where you kept it in a variable), and the new real part into "
+           "z_re")
 
 
 STEPS = {   # the wrong steps of helpers.exercises.escape that this kernel's loop can take
@@ -71,9 +77,10 @@ STEPS = {   # the wrong steps of helpers.exercises.escape that this kernel's loo
 }
 
 
-def _real_part_test(re, im, c_re, c_im, max_iter):
-    """Counts of the right steps whose loop stops once re2 - im2 > 4, float32 in the kernel's
-    order (a z that overflows makes NaN, which never passes the test)."""
+def _own_loop(re, im, c_re, c_im, max_iter, size, im_is_re=False):
+    """Counts of a loop that stops once size(re2, im2) > 4, float32 in the kernel's order (a z
+    that overflows makes NaN, which never passes the test); ``im_is_re``: z_im takes the new
+    real part after each step, where the new imaginary part belongs."""
     f32 = np.float32
     zr, zi = (np.array(a, f32) for a in np.broadcast_arrays(re, im))
     cr, ci = np.asarray(c_re, f32), np.asarray(c_im, f32)
@@ -81,11 +88,12 @@ def _real_part_test(re, im, c_re, c_im, max_iter):
     with np.errstate(over="ignore", invalid="ignore"):
         for _ in range(max_iter):
             re2, im2 = zr * zr, zi * zi
-            going &= ~(re2 - im2 > f32(4))
+            going &= ~(size(re2, im2) > f32(4))
             if not going.any():
                 break
-            zi = np.where(going, f32(2) * zr * zi + ci, zi)
-            zr = np.where(going, re2 - im2 + cr, zr)
+            new_re = re2 - im2 + cr
+            zi = np.where(going, new_re if im_is_re else f32(2) * zr * zi + ci, zi)
+            zr = np.where(going, new_re, zr)
             n += going
     return n
 

@@ -19,9 +19,9 @@ from helpers.exercises.common import Output, one_further, time_limit
 from helpers.exercises.hidden import awkward, pick
 from helpers.exercises.julia import TOLERANCE
 from helpers.exercises.kernel import KernelExercise, Launch
-from helpers.exercises.mandelbrot_rows_models import (args, reference, returned_on_escape,
-                                                      row_times_width, store_swapped,
-                                                      stored_ahead, wrong_images)
+from helpers.exercises.mandelbrot_rows_models import (args, escape_never_leaves, reference,
+                                                      returned_on_escape, row_times_width,
+                                                      store_swapped, stored_ahead, wrong_images)
 from helpers.exercises.microscope import observe, stopped, with_stopped, written_by_two, written_twice
 
 # (width, height, threads per block, max_iter): rows longer than a block, not a multiple of it;
@@ -367,12 +367,14 @@ def _detect(kernels, case):
 
 def _endless(kernels, case):
     """A launch that ran into the time limit, and does so again with max_iter = 0, where the
-    loop over a pixel's steps stops at once: the loop along the row is the one that never ends."""
+    loop over a pixel's steps stops at once: the loop along the row is the one that never ends;
+    or the loop over a pixel's steps, once the point escaped (``escape_never_leaves``)."""
     if stopped(kernels, _launch((*case[:3], 0)), key="max_iter = 0") is not None:
         yield ("the loop along the row never ended: the kernel ran into the simulator's time "
                "limit even with max_iter = 0, where each pixel's loop stops at once: a thread's "
                "x never moved on", "x must move on each time round, x += blockDim.x (at the end "
                "of a while loop's body): " + LOOP_HINT)
+    yield from escape_never_leaves(kernels, _launch, case)
 
 
 EXERCISE = KernelExercise(

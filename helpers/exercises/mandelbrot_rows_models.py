@@ -10,7 +10,8 @@ from math import isqrt
 import numpy as np
 
 from helpers.exercises.escape import escape_counts, pixel_grid, stopped_short, wrong_steps
-from helpers.exercises.microscope import body_words, kernel_words, source_line
+from helpers.exercises.microscope import (STOPPED_AFTER, body_words, kernel_words, observe,
+                                          source_line, stopped)
 
 VIEW = (-2.2, -1.2, 1.0, 1.2)       # x_min, y_min, x_max, y_max: the chapter's view
 
@@ -352,3 +353,29 @@ def _step_before_the_store(kernels):
         return None
     return (words[steps[-1] - 1], *(source_line(source, tokens[j].start)
                                     for j in (steps[-1], stores[-1])))
+
+
+def escape_never_leaves(kernels, launch, case):
+    """A kernel stopped at its time limit that, on the simulator, ends with max_iter = 1 (no
+    point escapes before its first step: z starts at 0), each pixel counting 1, and runs into
+    the limit again with max_iter = 2, where the view's points with |c| > 2 escape after one
+    step: the escape test does not leave the loop (named a continue where the kernel's text has
+    one). ``launch``: the exercise's, a case to its ``Launch``."""
+    from helpers.sim.settings import settings
+
+    width, height, block = case[:3]
+    with settings.changed(time_limit=STOPPED_AFTER):
+        seen = observe(kernels, launch((width, height, block, 1)), key="max_iter = 1",
+                       racecheck=False)
+    if seen.error is not None or not (seen.outs[0].got == 1).all() or \
+            stopped(kernels, launch((width, height, block, 2)), key="max_iter = 2") is None:
+        return
+    skips = ("in the escape test, continue skips to the next turn without counting or stepping"
+             if "continue" in body_words(kernels) else
+             "once |z|^2 > 4 the loop goes on to its next turn without counting or stepping")
+    yield (f"an escaped point never leaves the loop: {skips}, so the loop tests the same z again "
+           "and again and n never reaches max_iter (on the simulator, the kernel ended with "
+           "max_iter = 1, each pixel counting 1, and ran into its time limit with max_iter = 2, "
+           f"where the points with |c| > 2, such as the corner {VIEW[0]}{VIEW[1]:+}i, escape "
+           "after one step)", "leave the loop once z has escaped: if (re2 + im2 > 4.0f) break; "
+           "(continue goes on to the loop's next turn, break leaves the loop)")

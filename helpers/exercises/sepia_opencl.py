@@ -62,10 +62,33 @@ def _mistakes(case, run, reports):
     yield from _row_step_scaled(run.model, run.out, code)  # reads past rgb
     yield from reports
     yield from _one_global_id(run.model, run.out)
+    yield from _stored_over_another(run.model, run.out, code)
     yield from sepia.written_mistakes(run.out, case, WORDS, WILD_HINT, GUARD_HINT)
     yield from _wrong_values(run.model, run.out.got, code)
     yield from read_before_the_guard(case, code, "sepia", functools.partial(code_line, code),
                                      "work-item", "the range is {} x {}", "a buffer")
+
+
+def _stored_over_another(rgb, out, code):
+    """One channel's byte never written in any pixel, the others all, and another channel's bytes
+    holding its values: its result was stored at that channel's byte, after that channel's own
+    store (a slip in the store's offset; its line, the code's last store at that offset)."""
+    unwritten, exact, want = out.unwritten, rgb @ sepia.SEPIA.T, sepia.reference(rgb)
+    byte = ["out[3*i]", "out[3*i + 1]", "out[3*i + 2]"]
+    for c, k in ((c, k) for c in range(3) for k in range(3) if k != c):
+        if not unwritten[..., c].all() or unwritten[..., k].any() or sepia._differs(
+                out.got[..., k], want[..., c], exact[..., c]).any():
+            continue
+        name, other = CHANNEL_NAMES[c], CHANNEL_NAMES[k]
+        stores = [m for m in re.finditer(r"\bout\s*\[\s*3\s*\*\s*i\s*(?:\+\s*([12])\s*)?\]\s*=",
+                                         code) if int(m[1] or 0) == k]
+        said = (f"the {name} store at line {code_line(code, stores[-1].start())} "
+                f"({' '.join(stores[-1].group().split())} ...)" if len(stores) > 1 else
+                f"the {name} result was stored at {byte[k]}, which")
+        yield (f"no pixel's {name} byte ({byte[c]}) was written, and every {other} byte holds the "
+               f"{name} value: {said} writes {other}'s byte, over the {other} result",
+               f"store {name} at {byte[c].replace('*', ' * ')}")
+        return
 
 
 def _row_step_scaled(rgb, out, code):

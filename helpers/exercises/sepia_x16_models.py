@@ -31,8 +31,6 @@ ONE_BYTE_A_PIXEL = (np.arange(16)[:, None] + np.arange(3)).ravel()
 """Pixel p's channels read at bytes p, p + 1, p + 2 of its group: the loads' 3 * p missing."""
 W_HINT = ("unsigned int w[12] = {a.x, a.y, a.z, a.w, b.x, b.y, ..., c.w}: word k of w[] is "
           "bytes 4k to 4k + 3 of the group")
-
-
 BY_WORD = ("byte_of shifts by 8 * (k >> 2), 8 bits per word of the byte's word index, where the "
            "shift is 8 * (k & 3), the byte's place in its word (0 to 3)")
 BY_WORD_HINT = ("k >> 2 picks the word and k & 3 the byte in it: return (w[k >> 2] >> (8 * (k & "
@@ -221,7 +219,12 @@ def _store_word_swapped(right, mine):
 
 def _stores(right):
     """(model, problem, hint) of stores whose uint4 q holds res[a * q] to res[a * q + 3], a not
-    4 (``right``: the groups' right bytes, which res[] holds)."""
+    4, or res[4q + 3] down to res[4q] (``right``: the groups' right bytes, which res[] holds)."""
+    yield (_words(right, HIGH_TO_LOW), "each stored uint4 holds its 4 words of res[] in reverse "
+           "order, make_uint4(res[3], res[2], res[1], res[0]): make_uint4(x, y, z, w) puts x at "
+           "the lowest address, so bytes 0 to 3 of each group of out hold res[3], the results' "
+           "bytes 12 to 15, where res[0] belongs", "keep res[]'s order, x first: "
+           "dst[0] = make_uint4(res[0], res[1], res[2], res[3]), and likewise dst[1] and dst[2]")
     for a in range(4):
         first = f"{a if a > 1 else ''}q" if a else "0"
         last = f"{first} + 3" if a else "3"

@@ -212,6 +212,15 @@ WRONG = {
     "w_high_to_low": ([("{a.x, a.y, a.z, a.w, b.x, b.y, b.z, b.w, c.x, c.y, c.z, c.w}",
                         "{a.w, a.z, a.y, a.x, b.w, b.z, b.y, b.x, c.w, c.z, c.y, c.x}")],
                       "w[] holds each uint4's components high to low"),
+    # blind audit AC (was '5792 of 5856 values are wrong ... which loaded rgb[0], rgb[16] and
+    # rgb[32] ... Hint: pixel i's red, green and blue are at 3*i'): each uint4 stored high to low
+    "stores_high_to_low": ([("make_uint4(res[0], res[1], res[2], res[3])",
+                             "make_uint4(res[3], res[2], res[1], res[0])"),
+                            ("make_uint4(res[4], res[5], res[6], res[7])",
+                             "make_uint4(res[7], res[6], res[5], res[4])"),
+                            ("make_uint4(res[8], res[9], res[10], res[11])",
+                             "make_uint4(res[11], res[10], res[9], res[8])")],
+                           "each stored uint4 holds its 4 words of res[] in reverse order"),
     "stores_take_res_q": ([("        dst[0] = make_uint4(res[0], res[1], res[2], res[3]);\n"
                             "        dst[1] = make_uint4(res[4], res[5], res[6], res[7]);\n"
                             "        dst[2] = make_uint4(res[8], res[9], res[10], res[11]);\n",

@@ -33,6 +33,15 @@ WRONG = {
     # blind audit TWA-gray_coalesced-1 (was '309 of 315 grey values are wrong ... which loaded
     # rgb[3], rgb[2] and rgb[1] ... Hint: keep the stub's last two lines ...'): the read without
     # the 3 bytes a pixel, rgb[i], rgb[i + 1], rgb[i + 2]
+    # blind audit AC (was '308 of 315 grey values are wrong ... which loaded rgb[630], rgb[315]
+    # and rgb[0] ... Hint: keep the stub's last two lines'): the channels read as three planes
+    "channels_read_as_planes": ([("bt601_gray(rgb[3 * i], rgb[3 * i + 1], rgb[3 * i + 2])",
+                                  "bt601_gray(rgb[i], rgb[width * height + i], "
+                                  "rgb[2 * width * height + i])")],
+                                ["each the grey of bytes i, n + i and 2 * n + i of rgb",
+                                 "as three planes of width * height bytes",
+                                 "Hint: rgb is interleaved, a pixel's 3 bytes together: "
+                                 "bt601_gray(rgb[3 * i], rgb[3 * i + 1], rgb[3 * i + 2])"]),
     "pixel_read_without_its_3_bytes": ([("bt601_gray(rgb[3 * i], rgb[3 * i + 1], rgb[3 * i + 2])",
                                          "bt601_gray(rgb[i], rgb[i + 1], rgb[i + 2])")],
                                        ["each the grey of bytes i, i + 1 and i + 2 of rgb",

@@ -77,8 +77,7 @@ WRONG = [
              ("+ c_im;", "+ (y_min + y * dy);"), ("+ c_re;", "+ (x_min + x * dx);")),
      ["Mandelbrot", "z STARTS at the pixel"]),
     # blind audit L16: z declared int, cut to a whole number at every step (was 'every pixel
-    # has the same count: no pixel escaped, as when z starts at 0 ... Hint: set z_re = x_min +
-    # x*dx and z_im = y_min + y*dy before the loop, ...', what the learner had written)
+    # has the same count ... Hint: set z_re = x_min + x*dx ...', what the learner had written)
     ("z_kept_in_ints",
      variant(KERNEL, ("float z_re = x_min + x * dx;\n    float z_im = y_min + y * dy;",
               "int z_re = x_min + x * dx;\n    int z_im = y_min + y * dy;")),
@@ -96,9 +95,8 @@ WRONG = [
      ["the escape test only ever sees each pixel's start point",
       "or the loop's step declares new z variables",
       "without float: z_im = 2.0f * z_re * z_im + c_im"]),
-    # blind audit P16 (was 'z never changes: ... (float z_re = ... in the loop declares new
-    # variables that hide it) ... Hint: assign the old variables, without float: ...'): the
-    # squares computed once, before the loop; its counts are the hidden z's, so both are named
+    # blind audit P16 (was 'z never changes: ... Hint: assign the old variables, without float'):
+    # the squares computed once, before the loop; its counts are the hidden z's, so both are named
     ("squares_computed_once",
      variant(KERNEL, ("    while (n < max_iter) {\n        float re2 = z_re * z_re, im2 = z_im * "
                       "z_im;\n", "    float re2 = z_re * z_re, im2 = z_im * z_im;\n"
@@ -152,8 +150,7 @@ WRONG = [
     ("z_re_computed_from_the_new_z_im",
      variant(KERNEL, ("z_re = re2 - im2 + c_re;", "z_re = z_re * z_re - z_im * z_im + c_re;")),
      ["z_re was computed from the NEW z_im", "then z_re = re2 - im2 + c_re"]),
-    # blind audit R2-16: z_im from the column, a copy of z_re's line (was '86.0% of the pixels
-    # differ from NumPy's ... Hint: compare your loop with the Mandelbrot kernel's ...')
+    # blind audit R2-16: z_im from the column, a copy of z_re's line (was '86.0% ... differ')
     ("imaginary_part_from_the_column", variant(KERNEL, ("y_min + y * dy", "y_min + x * dy")),
      ["z_im = y_min + x*dy: the imaginary part steps with the column x",
       "Hint: z_im goes with y, the row: z_re = x_min + x*dx, z_im = y_min + y*dy"]),
@@ -192,9 +189,8 @@ WRONG = [
     ("start_steps_cast_to_int", variant(KERNEL, ("x_min + x * dx", "x_min + (int)(x * dx)"),
                                         ("y_min + y * dy", "y_min + (int)(y * dy)")),
      ["(int)(x*dx) drops the fraction", "no cast to int"]),
-    # blind audit X31 and X32 (both were '...% of the pixels differ from NumPy's ... Hint: compare
-    # your loop with the Mandelbrot kernel's'): dx and dy taken as the view's width and height;
-    # the squares kept in ints
+    # blind audit X31 and X32 (both were '...% of the pixels differ from NumPy's'): dx and dy
+    # taken as the view's width and height; the squares kept in ints
     ("steps_divided_by_the_size", variant(KERNEL, ("x_min + x * dx", "x_min + x * dx / width"),
                                           ("y_min + y * dy", "y_min + y * dy / height")),
      ["z starts at x_min + x*dx/width", "dx is already the step from one pixel to the next",
@@ -241,9 +237,8 @@ WRONG = [
                       "int x = blockIdx.x * blockDim.x + threadIdx.y;")),
      ["one diagonal line in each block: x took threadIdx.y where it takes threadIdx.x",
       "Hint: x = blockIdx.x * blockDim.x + threadIdx.x"]),
-    # blind audit R17: y from blockIdx.x (was '26367 of 28623 pixels were never written ... Hint:
-    # every pixel needs a thread: x = blockIdx.x * blockDim.x + threadIdx.x, and the same for y
-    # ...'); and its mirror: the same pixels, told apart by the blocks that raced
+    # blind audit R17: y from blockIdx.x (was '26367 of 28623 pixels were never written ...');
+    # and its mirror: the same pixels, told apart by the blocks that raced
     ("y_from_block_x",
      variant(KERNEL, ("int y = blockIdx.y * blockDim.y + threadIdx.y;",
                       "int y = blockIdx.x * blockDim.y + threadIdx.y;")),
@@ -264,12 +259,9 @@ WRONG = [
       "never", "Hint: the block's number times the block's width, plus the thread's place in the "
       "block: x = blockIdx.x * blockDim.x + threadIdx.x"]),
     # blind audit N16: x's blocks gridDim.x apart (was '4371 of 28623 pixels were never written
-    # ... Hint: every pixel needs a thread: x = blockIdx.x * blockDim.x + threadIdx.x, and the
-    # same for y; and the guard ...'); y's, and both
-    # blind audit THA-julia-1 (was 'the kernel did not finish: the simulator stopped kernel
-    # 'julia' after 10 s, its time limit (an endless loop?) ... Hint: a loop whose condition never
-    # becomes false: check that each loop's variable moves towards its end, every time round'):
-    # continue where break belongs in the escape test
+    # ... Hint: every pixel needs a thread ...'); y's, and both
+    # blind audit THA-julia-1 (was 'the kernel did not finish ... (an endless loop?)'): continue
+    # where break belongs in the escape test
     ("continue_where_break_belongs",
      variant(KERNEL, ("            break;", "            continue;")),
      ["an escaped point never leaves the loop", "continue skips to the next turn without counting",
@@ -286,6 +278,14 @@ WRONG = [
                       "            z_re = re2 - im2 + c_re;\n            n++;\n        }\n")),
      ["an escaped point never leaves the loop: once |z|^2 > 4 the loop goes on to its next turn",
       "Hint: leave the loop once z has escaped: if (re2 + im2 > 4.0f) break;"]),
+    # blind audit AC (was '87.4% of the pixels differ ... the new z_re and z_im must both be
+    # computed from the old values'): z_im = new_re, the new real part, where new_im belongs
+    ("z_im_takes_the_new_re", variant(KERNEL, (
+        "z_im = 2.0f * z_re * z_im + c_im;\n        z_re = re2 - im2 + c_re;",
+        "float new_re = re2 - im2 + c_re, new_im = 2.0f * z_re * z_im + c_im;\n"
+        "        z_re = new_re;\n        z_im = new_re;")),
+     ["after each step z_im takes the new REAL part", "z stays on the line z_im = z_re",
+      "Hint: store the new imaginary part into z_im: z_im = 2.0f * z_re * z_im + c_im"]),
     ("x_blocks_grid_dim_apart",
      variant(KERNEL, ("int x = blockIdx.x * blockDim.x + threadIdx.x;",
                       "int x = blockIdx.x * gridDim.x + threadIdx.x;")),

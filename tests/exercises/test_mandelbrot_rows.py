@@ -344,3 +344,21 @@ def test_the_loop_along_the_row_is_named_when_it_never_ends(name, replacement, n
         "mandelbrot_rows", {name: source})[name])
     assert not verdict
     assert verdict.problem.startswith("the loop along the row never ended") is named, verdict
+
+
+@pytest.mark.skipif(BACKEND != "simulator", reason="a GPU kernel cannot be stopped from Python")
+def test_an_escape_test_that_never_leaves_the_loop_is_named(capsys, monkeypatch):
+    # blind audit AC (was 'the kernel did not finish: ... (an endless loop?)'): continue where
+    # break belongs in the escape test, so an escaped point loops for ever
+    from helpers.exercises import common
+
+    monkeypatch.setattr(common, "LAUNCH_TIME_LIMIT", 0.5)
+    source = variant(KERNEL, ("                break;", "                continue;"))
+    verdict = checker.check_mandelbrot_rows_kernel(*compile_variant_pairs(
+        "mandelbrot_rows", {"continue_for_break": source})["continue_for_break"])
+    assert not verdict
+    assert verdict.problem.startswith("an escaped point never leaves the loop: in the escape "
+                                      "test, continue skips to the next turn"), verdict
+    assert "ran into its time limit with max_iter = 2" in verdict.problem, verdict
+    assert verdict.hint.startswith("leave the loop once z has escaped: if (re2 + im2 > 4.0f) "
+                                   "break;"), verdict

@@ -78,6 +78,13 @@ WRONG = {
                           "the matrix's columns used as its rows"),
     "blue_never_written": ([("out[3 * i + 2] = convert_uchar_sat(b2 + 0.5f);", "")],
                            "only some of their three bytes written (blue missing"),
+    # blind audit AC (was 'some pixels have only some of their three bytes written (blue missing
+    # in places)'): the blue result stored at out[3 * i + 1], green's byte, over green's own
+    "blue_stored_at_green": ([("out[3 * i + 2] = convert_uchar_sat(b2",
+                               "out[3 * i + 1] = convert_uchar_sat(b2")],
+                             ("no pixel's blue byte (out[3*i + 2]) was written, and every green "
+                              "byte holds the blue value", "the blue store at line 25 "
+                              "(out[3 * i + 1] = ...) writes green's byte", "Hint: store blue at out[3 * i + 2]")),
     # blind audit TGC-sepia_opencl-1 (was "some pixels have only some of their three bytes
     # written (red, green, blue missing in places) ..."): the pixel's index used as the byte's in
     # the three stores (they overlap the next pixel's: the values race on a GPU, the bytes
