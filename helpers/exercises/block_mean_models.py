@@ -2,7 +2,9 @@
 kernel's means with: a sum that left out the array's last element or counted tile[0] twice, one of
 tile[0] alone, a count that left out the block's start (min(BLOCK, n)), which only a launch of
 one block tells from a division by BLOCK, a partial last block counted one too many, a full
-last block counted 0, and a sum that starts from whatever its register held."""
+last block counted 0, and a sum that starts from whatever its register held; and a start for
+the mean stored by every thread of the block, racing with thread 0's sum
+(``mean_started_by_every_thread``)."""
 
 from __future__ import annotations
 
@@ -279,3 +281,28 @@ def thread_counted_twice(err):
             f"never written, and each tile held every other element of x, from its own block "
             f"and the next", "first is the block's first element, the same for all its threads: "
             "int first = blockIdx.x * BLOCK; then i = first + t")
+
+
+def mean_started_by_every_thread(err):
+    """(what happened, hint) where the race check found, in one block, a thread other than 0
+    storing the block's mean, means[b], on a line above one where thread 0 accesses it (its sum):
+    a store made outside thread 0's if (t == 0), a start at 0 for bug 3, say, which every thread
+    of the block runs. None otherwise."""
+    if getattr(err, "kind", None) != "race" or getattr(err, "array", None) != "means" or \
+            err.space != "global" or err.first.block != err.second.block or \
+            err.element != err.first.block[0]:
+        return None
+    zero = next((a for a in (err.first, err.second) if a.thread[0] == 0), None)
+    other = next((a for a in (err.first, err.second) if a.thread[0] != 0), None)
+    lines = [int(str(a.line).rsplit(":", 1)[-1]) if a and str(a.line).rsplit(":", 1)[-1].isdigit()
+             else None for a in (other, zero)]
+    if zero is None or other is None or other.does != "writes it" or None in lines or \
+            not lines[0] < lines[1]:
+        return None
+    b = err.element
+    return (f"a thread other than 0, {other.who}, stores means[{b}] at line {lines[0]}, "
+            f"before thread 0's sum, which {zero.does} at line {lines[1]} "
+            f"(found by the race check): that store is outside thread 0's if (t == 0), so every "
+            f"thread of block {b} makes it, while or after thread 0 adds into means[{b}]",
+            "start the mean at 0 in thread 0 alone, inside its if (t == 0) before the loop, or "
+            "add up in a local float sum = 0.0f and store means[blockIdx.x] = sum / count once")

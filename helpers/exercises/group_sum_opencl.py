@@ -22,7 +22,8 @@ from helpers.exercises import near
 from helpers.exercises.common import Input, Output, c_int_value
 from helpers.exercises.group_sum_opencl_models import (GROUP, _added_upward, _assigned,
                                                        _counted_down, _groups, _sums, _upward,
-                                                       clamped_load, halved_interleaved,
+                                                       clamped_load, fences_for_barriers,
+                                                       global_fences, halved_interleaved,
                                                        indexed_by_the_number_of_groups,
                                                        load_at_the_local_id, private_tile,
                                                        returned_in_the_fold)
@@ -225,6 +226,7 @@ def _wrong_sums(x, got, code):
              f"= {got[g]:g}, expected {want[g]:g})")
     yield from _test_on_the_read_s_bound(code, wrong)
     yield from _barrier_before_the_load(code, wrong)
+    yield from fences_for_barriers(code, wrong)
     yield from near.misses("partial", got, want, close=near.within())
     yield (f"{int((got != want).sum())} of {got.size} sums are wrong (the first: partial[{g}] "
            f"= {got[g]:g}, expected {want[g]:g})", BARRIER_HINT)
@@ -299,6 +301,7 @@ def _reports(messages, n, code):
         seen = f"Oclgrind reported {len(races)} data races, the first at {m.where or 'an unknown line'}"
         yield from _test_on_the_read_s_bound(code, seen)
         yield from _barrier_before_the_load(code, seen)
+        yield from fences_for_barriers(code, seen)
     yield from EXERCISE.reports(messages)
     if any("uninitialized" in m.kind.lower() for m in messages):
         yield from _unset_past_n(n, {m.work_items[0][0] // GROUP if m.work_items else None
@@ -372,24 +375,11 @@ def _endless(n, code):
                f"step is {s} = 1, and 1 / 2 = 0 ends the loop")
 
 
-def _fences(code):
-    """Barriers that fence global memory only, read in the kernel's code: on NVIDIA's OpenCL
-    every barrier orders local memory too, so the sums come out right there, and on Oclgrind
-    (which keeps to the standard) the fold is a race."""
-    fences = re.findall(r"\b(?:work_group_)?barrier\s*\(([^)]*)\)", code)
-    if fences and not any("CLK_LOCAL_MEM_FENCE" in f for f in fences):
-        return (f"your barriers fence global memory only ({fences[0].strip()}): the tile is "
-                "__local, and its writes are ordered for the other work-items only by "
-                "barrier(CLK_LOCAL_MEM_FENCE)", "use barrier(CLK_LOCAL_MEM_FENCE) after the "
-                "load and after each step of the fold (a GPU that waits anyway hides it)")
-    return None
-
-
 EXERCISE = OpenCLExercise(
     stub="exercises/group_sum.cl", kernel="group_sum",
     signature="__global const float *x, __global float *partial, int n",
     cases=CASES, draw=_draw, where=_where, launch=_launch, mistakes=_mistakes, races=True,
-    race_hint=BARRIER_HINT, reports=_reports, text=_fences, uninitialized=True, endless=_endless,
+    race_hint=BARRIER_HINT, reports=_reports, text=global_fences, uninitialized=True, endless=_endless,
     crash_hint="the tile has GROUP elements: only work-items t < stride add tile[t + stride]",
     success=f"every work-group's sum is right ({len(CASES)} sizes, none a multiple of "
             f"{GROUP}), and nothing written past the sums")

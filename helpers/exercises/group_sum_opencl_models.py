@@ -1,6 +1,7 @@
 """The models of notebook 12's sum per work-group (``cuda_src/opencl/exercises/group_sum.cl``)
 that ``helpers.exercises.group_sum_opencl`` compares a kernel's sums with: folds that step, test
-or add wrongly, each with its verdict."""
+or add wrongly, each with its verdict; and, read in the code, fences written where the barriers
+belong (``fences_for_barriers``) and barriers that fence global memory only (``global_fences``)."""
 
 from __future__ import annotations
 
@@ -214,3 +215,34 @@ def returned_in_the_fold(messages, code):
                "later step's barrier either)", "do not return in the fold, only skip the add: "
                "if (t < stride) tile[t] += tile[t + stride]; then barrier(CLK_LOCAL_MEM_FENCE), "
                "outside the if, which every work-item of the group reaches")
+
+
+def fences_for_barriers(code, seen):
+    """Fences (mem_fence, read_mem_fence, write_mem_fence) in the code and no barrier: a fence
+    orders one work-item's own memory accesses and makes no work-item wait for the others, so a
+    work-item reads a tile element before its owner has written it (named after ``seen``:
+    Oclgrind's report, or wrong sums). Named as the code writes them, at their lines."""
+    fences = list(re.finditer(r"\b(?:read_|write_)?mem_fence\s*\([^)]*\)", code))
+    if not fences or re.search(r"\b(?:work_group_)?barrier\s*\(", code):
+        return
+    lines = [str(code_line(code, fence.start())) for fence in fences]
+    calls = sorted({" ".join(fence.group().split()) for fence in fences})
+    yield (f"line{'s' if len(lines) > 1 else ''} {' and '.join(lines)} call "
+           f"{' and '.join(calls)}, a fence, where a barrier belongs: a fence orders only this "
+           "work-item's own memory accesses and makes no work-item wait for the others, so a "
+           f"work-item reads a tile element before its owner has written it ({seen})",
+           "use barrier(CLK_LOCAL_MEM_FENCE), CUDA's __syncthreads(), in each fence's place: "
+           "every work-item of the group waits there until all have reached it")
+
+
+def global_fences(code):
+    """Barriers that fence global memory only, read in the kernel's code: on NVIDIA's OpenCL
+    every barrier orders local memory too, so the sums come out right there, and on Oclgrind
+    (which keeps to the standard) the fold is a race."""
+    fences = re.findall(r"\b(?:work_group_)?barrier\s*\(([^)]*)\)", code)
+    if fences and not any("CLK_LOCAL_MEM_FENCE" in f for f in fences):
+        return (f"your barriers fence global memory only ({fences[0].strip()}): the tile is "
+                "__local, and its writes are ordered for the other work-items only by "
+                "barrier(CLK_LOCAL_MEM_FENCE)", "use barrier(CLK_LOCAL_MEM_FENCE) after the "
+                "load and after each step of the fold (a GPU that waits anyway hides it)")
+    return None

@@ -22,7 +22,8 @@ from helpers.exercises.verdict import did_not_finish, matches
 from helpers.exercises.origin import Wrong
 from helpers.exercises.matmul_bt_models import (
     TILE, bt_k_guard_from_ty, c_rows_k_apart, guarded_by_the_other_side,
-    index_from_the_other_thread_side, loads as _loads, row_alone, row_from_blockidx_x,
+    index_from_the_other_thread_side, loads as _loads, loop_past_a_tile, row_alone,
+    row_from_blockidx_x,
     rows_apart as _rows_apart, store_guard_against_a_side, tiled as _tiled, tiles_transposed)
 
 RTOL, ATOL = 1e-4, 1e-4
@@ -291,7 +292,7 @@ def _read_past(run, name):
     """A read past Bt (A), run again with NaN after it: rows read N (M) apart; A by col < N; a
     load guarded by its row alone."""
     a, bt, _ = run.model
-    yield from row_alone(run, name, RTOL, ATOL)
+    yield from row_alone(run, name, RTOL, ATOL, _rows_past_read)
     if name == "Bt" and np.allclose(run.out.got, a @ _rows_apart(run.launch.args[1].host(),
                                                                    *bt.shape).T,
                                     RTOL, ATOL, equal_nan=True):
@@ -303,6 +304,14 @@ def _read_past(run, name):
                                                             *a.shape) @ bt.T,
                                    RTOL, ATOL, equal_nan=True):
         yield A_ROWS_APART
+
+
+def _rows_past_read(kernels) -> bool:
+    """On the simulator, a launch whose K is a multiple of the tile (no k past K - 1) and M and N
+    not: whether the kernel read past an input's end, which only a thread whose row lies past
+    that matrix's last reaches there."""
+    error = observe(kernels, _launch(Case(20, 32, 18)), key="rows past", racecheck=False).error
+    return getattr(error, "is_write", None) is False
 
 
 def _past_column_k(kernels, case):
@@ -318,17 +327,6 @@ def _past_column_k(kernels, case):
                "past column K - 1",
                "load 0.0f into As and Bs where k >= K: an if without an else leaves the previous "
                "phase's values there, and reading without the guard takes the next row's")
-
-
-def _refine(failure):
-    """A tile indexed at TILE by thread (0, 0) of its block, whose loads touch only [0][0]: a
-    loop over the tile's columns that ran on past them (j < K for j < TILE)."""
-    err = failure.error
-    if (failure.kind == "array bounds" and err.element == TILE and err.length in (TILE, TILE + 1)
-            and tuple(err.thread or (1,))[:2] == (0, 0)):
-        yield (f"thread (0, 0)'s index into a tile reached {TILE} in a loop: a tile holds TILE = "
-               f"{TILE} columns, so the loop over its columns stops at j < TILE (the phases are "
-               "what walk along K); the tiles' size is right: for (int j = 0; j < TILE; j++)")
 
 
 def _traced(kernels):
@@ -391,7 +389,7 @@ EXERCISE = KernelExercise(
     stub="exercises/matmul_bt.cu", kernel="matmul_bt",
     signature="const float *A, const float *Bt, float *C, int M, int K, int N", cases=CASES,
     draw=_draw, where=_where, detect=_mistakes, crash_hint=LOAD_HINT, read_past=_read_past,
-    refine=_refine,
+    refine=loop_past_a_tile,
     simulated="runs the race check", fast=speed.rule(_timed, _traced),
     success=f"C = A @ Bt.T for {len(CASES) - 1} shapes (sides and K not multiples of 16 among "
             "them), nothing written outside C, no race found by the race check")

@@ -1,9 +1,10 @@
 """The NumPy models of ``helpers.exercises.matmul_bt``'s kernel (C = A Bt^T in 16 x 16 tiles):
 the tiles computed with their loads, reads or inner loop changed (``tiled``), the known
 mistakes of the loads (``loads``), each tile of C transposed (``tiles_transposed``), a load
-guarded by its row alone (``k_unguarded``), and Bt's guarded on k by ty (``bt_k_guard_from_ty``);
-C stored with rows K apart (``c_rows_k_apart``), or with the store's guard against another size
-(``store_guard_against_a_side``)."""
+guarded by its row alone (``k_unguarded``; ``row_alone``, or by either index inside), and Bt's
+guarded on k by ty (``bt_k_guard_from_ty``); C stored with rows K apart (``c_rows_k_apart``), or
+with the store's guard against another size (``store_guard_against_a_side``); a loop over a
+tile's columns run past them (``loop_past_a_tile``)."""
 
 from __future__ import annotations
 
@@ -80,8 +81,8 @@ def tiles_transposed(a, bt):
     return tiles.transpose(0, 3, 2, 1).reshape(full.shape)[:m, :n]
 
 
-def k_unguarded(flat_a, flat_bt, m, k, n, side):
-    """C as a kernel computes it whose ``side``'s load ("A" or "Bt") is guarded by its row alone,
+def k_unguarded(flat_a, flat_bt, m, k, n, sides):
+    """C as a kernel computes it whose ``sides``' loads ("A", "Bt" or both) are guarded by their row alone,
     not k < K, from the inputs' memory (``flat_a``, ``flat_bt``: NaN after each): in the last
     phase that tile's row runs on into the next row's elements (times the other tile's 0s there),
     and the last row's past the array's end (NaN, which 0 does not cancel)."""
@@ -93,7 +94,7 @@ def k_unguarded(flat_a, flat_bt, m, k, n, side):
         values = np.append(flat, np.nan)[np.minimum(at, flat.size)].astype(np.float64)
         return values if unguarded else np.where(kk < k, values, 0.0)
 
-    a, bt = tile_rows(flat_a, m, side == "A"), tile_rows(flat_bt, n, side == "Bt")
+    a, bt = tile_rows(flat_a, m, "A" in sides), tile_rows(flat_bt, n, "Bt" in sides)
     return (a[:, None, :] * bt[None, :, :]).sum(axis=2)
 
 
@@ -295,21 +296,46 @@ ROW_ALONE = {"A": ("row < M", "row", "As[ty][tx] = (row < M && k < K) ? A[row * 
 """Each input's guard by its row alone, the row's name, and the load guarded by both indices."""
 
 
-def row_alone(run, name, rtol, atol):
+def row_alone(run, name, rtol, atol, rows_past_read):
     """A read past A (Bt), run again with NaN after it, whose C is the kernel's whose load of that
-    input is guarded by its row alone, without k < K."""
+    input (or of both) is guarded by its row alone, without k < K; where ``rows_past_read(kernels)``
+    (a launch without k past K - 1 read past an input) says threads past the matrix's rows loaded
+    too, the guards let an element through when either index is inside (row < M || k < K)."""
     a, bt, _ = run.model
     flat = [spec.host() if hasattr(spec, "host") else spec.ravel() for spec in run.launch.args[:2]]
-    if name not in ROW_ALONE or not np.allclose(run.out.got, k_unguarded(
-            *flat, len(a), a.shape[1], len(bt), name), rtol, atol, equal_nan=True):
+    sides = next((sides for sides in ((name,), ("A", "Bt")) if np.allclose(
+        run.out.got, k_unguarded(*flat, len(a), a.shape[1], len(bt), sides), rtol, atol,
+        equal_nan=True)), None)
+    if name not in ROW_ALONE or sides is None:
         return
-    guard, row, right = ROW_ALONE[name]
-    yield (f"{name}'s load is guarded by its row alone, ({guard}), without k < K: in the last "
-           f"phase, where k runs past K - 1, each {row} of the tile ran on into the next row of "
-           f"{name}, and the last row past {name}'s end (the read that crashed on the simulator)",
-           f"guard {name}'s element by both its indices: {right}")
+    if rows_past_read(run.kernel):
+        loads = " and ".join(f"{side}'s" for side in sides)
+        yield (f"{loads} load{'s are' if len(sides) > 1 else ' is'} guarded so that an element is "
+               "loaded when either of its indices is inside, as (row < M || k < K) does: in the "
+               "last phase, where k runs past K - 1, a row inside the matrix ran on into the next "
+               "row, and threads whose row lies past the matrix's last read past its end at "
+               "k < K (the read that crashed on the simulator)", "an element exists only when "
+               "both its indices are inside: join the two tests with &&, "
+               + "; ".join(ROW_ALONE[side][2] for side in sides))
+    elif sides == (name,):
+        guard, row, right = ROW_ALONE[name]
+        yield (f"{name}'s load is guarded by its row alone, ({guard}), without k < K: in the last "
+               f"phase, where k runs past K - 1, each {row} of the tile ran on into the next row "
+               f"of {name}, and the last row past {name}'s end (the read that crashed on the "
+               f"simulator)", f"guard {name}'s element by both its indices: {right}")
 
 
 def rows_apart(flat, n, k):
     """Bt (n x k) as a kernel reads it whose rows are n elements apart in ``flat``."""
     return flat[np.arange(n)[:, None] * n + np.arange(k)]
+
+
+def loop_past_a_tile(failure):
+    """A tile indexed at TILE by thread (0, 0) of its block, whose loads touch only [0][0]: a
+    loop over the tile's columns that ran on past them (j < K for j < TILE)."""
+    err = failure.error
+    if (failure.kind == "array bounds" and err.element == TILE and err.length in (TILE, TILE + 1)
+            and tuple(err.thread or (1,))[:2] == (0, 0)):
+        yield (f"thread (0, 0)'s index into a tile reached {TILE} in a loop: a tile holds TILE = "
+               f"{TILE} columns, so the loop over its columns stops at j < TILE (the phases are "
+               "what walk along K); the tiles' size is right: for (int j = 0; j < TILE; j++)")

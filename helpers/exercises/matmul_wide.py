@@ -27,7 +27,7 @@ from helpers.exercises.coverage import Grid, Words, coverage
 from helpers.exercises.hidden import awkward
 from helpers.exercises.kernel import KernelExercise, Launch
 from helpers.exercises.matmul_wide_models import (A_GUARD_N, bs_at_global_column, ROWS_APART, crossed, indexed, part,
-                                                  rows_apart, rows_from_zero, rows_k_apart_store, sum_declared_int, summed,
+                                                  neighbouring_rows, rows_apart, wide_step, rows_from_zero, rows_k_apart_store, sum_declared_int, summed,
                                                   tile_k_apart)
 from helpers.exercises.microscope import accesses_of, body_words, observe, observed_mistakes
 from helpers.exercises.origin import Wrong
@@ -64,7 +64,7 @@ def _launch(case):
 def _simulated(kernels, wrong):
     """What the last case's launch on the simulator shows: a race, a crash, unloaded Bs rows."""
     seen = observe(kernels, _launch(CASES[-1]))
-    yield from _neighbouring_rows(seen.race)
+    yield from neighbouring_rows(seen.race)
     yield from _rows_from_tx(kernels, seen.race)
     yield from rows_from_zero(seen.race, lambda: _bs_stores(kernels))
     yield from observed_mistakes(seen, _refine, wrong=wrong)
@@ -114,23 +114,6 @@ def _before(kernels):
     return None if found is None else not_yet(*found)
 
 
-def _neighbouring_rows(race, rows=4):
-    """Two rows of threads that stored into one row of Bs, both within ``rows`` (TILE_K /
-    TILE_M) of their ty: each thread loaded rows ty to ty + 3, not ty, ty + 8, ..."""
-    if race is None or race.array != "Bs" or race.hazard != "write-after-write" or \
-            race.element is None:
-        return
-    row, (a, b) = race.element // 32, sorted((race.first.thread[1], race.second.thread[1]))
-    if a < b <= row < a + rows:
-        yield (f"each thread loaded {rows} neighbouring rows of Bs, r = ty to ty + {rows - 1}: "
-               f"the race check found Bs row {row} (Bs[{race.element}]) stored by the threads "
-               f"of rows ty = {a} and ty = {b} ({race.first.who} and {race.second.who}), so "
-               f"the 8 rows of threads loaded only rows 0 to {7 + rows - 1} of Bs, rows 1 to "
-               f"{7 + rows - 2} more than once, and rows {7 + rows} to 31 not at all",
-               "a thread's rows of Bs lie TILE_M = 8 apart, r = ty, ty + 8, ty + 16, ty + 24: "
-               "for (int r = ty; r < TILE_K; r += TILE_M)")
-
-
 def _bs_stores(kernels):
     """On the simulator (one block, M = 8, K = N = 32, its first accesses kept): the stores into
     Bs as (tx, ty, element), or None."""
@@ -145,11 +128,23 @@ def _bs_stores(kernels):
 def _stored_at_ty(kernels):
     """Every thread storing each of its rows of B into Bs[ty][tx], its own row of Bs, where the
     loop's r belongs (the trace's stores into Bs): the rows r = ty + 8, ty + 16, ty + 24 landed
-    on row ty one after another, and rows 8 to 31 of Bs were never loaded."""
+    on row ty one after another, and rows 8 to 31 of Bs were never loaded; or storing row ty
+    alone, once, where a loop steps by 32 (``wide_step``): the loop over r ran a single turn."""
     if (stores := _bs_stores(kernels)) is None:
         return
     tx, ty, index = stores
-    if len(index) > TILE_M * 32 and (index == ty * 32 + tx).all():
+    if len(index) == TILE_M * 32 and (index == ty * 32 + tx).all() and \
+            (step := wide_step(body_words(kernels))) is not None:
+        name, by = step
+        yield ("each thread stored a single row of Bs, its row ty (the trace's stores into Bs), "
+               f"so only rows 0 to {TILE_M - 1} of Bs were loaded and rows {TILE_M} to 31 never "
+               "(on the simulator, which fills shared memory with NaN, C holds NaN; a GPU reads "
+               f"whatever was there): your loop steps {name} by {by} = 32"
+               + (", the block's width," if by == "blockDim.x" else "") + " so from "
+               f"{name} = ty it runs once", "the block has TILE_M = 8 rows of threads, so each "
+               "thread loads every 8th row: step by the block's height, TILE_M = blockDim.y = 8: "
+               f"{name} += TILE_M, rows ty, ty + 8, ty + 16, ty + 24")
+    elif len(index) > TILE_M * 32 and (index == ty * 32 + tx).all():
         turns = len(index) // (TILE_M * 32)
         yield (f"every thread stored its {turns} rows of B into Bs[ty][tx], its own row ty of Bs "
                "(the trace's stores into Bs): b_row moves with the loop's r, but the store "

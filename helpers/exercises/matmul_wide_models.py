@@ -2,7 +2,8 @@
 phases 32 deep): sums that take in only some k (``summed``), phases whose tiles hold other columns
 of A or rows of B (``phased``), A read with its rows another length apart (``rows_apart``), B's
 tile taken transposed (``crossed``), and the tiles indexed wrongly (``indexed``), with the
-mistakes' words that more than one detector gives."""
+mistakes' words that more than one detector gives; a race in Bs between two rows of threads a
+few rows apart (``neighbouring_rows``)."""
 
 from __future__ import annotations
 
@@ -236,3 +237,37 @@ def sum_declared_int(run, kernels):
             yield from declared_int(stop.value.out.got, whole_sums(a[:, None, :] * b.T[None]),
                                     a.astype(np.float64) @ b, "sum", "C[{}][{}]",
                                     "float sum = 0.0f;")
+
+
+def neighbouring_rows(race, rows=4):
+    """Two rows of threads that stored into one row of Bs, both within ``rows`` (TILE_K /
+    TILE_M) of their ty: each thread loaded rows ty to ty + 3, not ty, ty + 8, ..."""
+    if race is None or race.array != "Bs" or race.hazard != "write-after-write" or \
+            race.element is None:
+        return
+    row, (a, b) = race.element // 32, sorted((race.first.thread[1], race.second.thread[1]))
+    if a < b <= row < a + rows:
+        yield (f"each thread loaded {rows} neighbouring rows of Bs, r = ty to ty + {rows - 1}: "
+               f"the race check found Bs row {row} (Bs[{race.element}]) stored by the threads "
+               f"of rows ty = {a} and ty = {b} ({race.first.who} and {race.second.who}), so "
+               f"the 8 rows of threads loaded only rows 0 to {7 + rows - 1} of Bs, rows 1 to "
+               f"{7 + rows - 2} more than once, and rows {7 + rows} to 31 not at all",
+               "a thread's rows of Bs lie TILE_M = 8 apart, r = ty, ty + 8, ty + 16, ty + 24: "
+               "for (int r = ty; r < TILE_K; r += TILE_M)")
+
+
+def wide_step(words):
+    """(variable, step) of the first for loop in the kernel body's ``words`` whose step, as
+    written, adds 32 to its variable: blockDim.x, TILE_N, TILE_K or 32; None where none does."""
+    for i in (i for i, word in enumerate(words) if word == "for"):
+        depth, j = 0, i + 1
+        while j < len(words) and (depth := depth + {"(": 1, ")": -1}.get(words[j], 0)):
+            j += 1
+        step = words[i + 2:j]
+        step = step[len(step) - step[::-1].index(";"):] if ";" in step else []
+        if len(step) > 2 and step[1] == "+=" and "".join(step[2:]) in WIDE_STEPS:
+            return step[0], "".join(step[2:])
+    return None
+
+
+WIDE_STEPS = ("blockDim.x", "TILE_N", "TILE_K", "32")

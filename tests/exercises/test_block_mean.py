@@ -117,6 +117,15 @@ WRONG = {
                                "Hint: give sum a value where it is declared, before the loop adds "
                                "to it: float sum = 0.0f;"] if BACKEND == "simulator" else
                               ["Hint: give sum a value where it is declared"])]),
+    # blind audit AC (was 'the kernel failed in the launch that looks for bug 2 ..., on a mistake
+    # that is not one of the planted bugs: a data race on means[0] ... Hint: ... check its indices
+    # and the loops' steps'): bug 3's start at 0 stored by every thread, outside thread 0's if
+    "mean_started_by_every_thread": ([("    if (t == 0) {\n", "    means[blockIdx.x] = 0.0f;\n"
+                                       "    if (t == 0) {\n"), (BUG[3][0], BUG[3][1])],
+                                     ["a thread other than 0, thread (1, 0, 0) of block "
+                                      "(0, 0, 0), stores means[0] at line ",
+                                      "before thread 0's sum", "every thread of block 0 makes it",
+                                      "Hint: start the mean at 0 in thread 0 alone"]),
     "int_sum": ([("float sum = 0.0f;", "int sum = 0;")],
                 ["int", "float sum = 0.0f"]),
     # blind audit TPA-block_mean-1 (was '... indexed an array past the size it was declared with

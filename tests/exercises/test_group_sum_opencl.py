@@ -41,6 +41,13 @@ WRONG = {
                               "data race", BARRIER, "race"),
     "no_barrier_in_the_fold": ([(STEP, STEP.replace("barrier(CLK_LOCAL_MEM_FENCE);", ""))],
                                "data race", BARRIER, "race"),
+    # blind audit AC (was 'Oclgrind reported 381 data races, the first: ... Hint: work-items share
+    # the tile: put barrier(CLK_LOCAL_MEM_FENCE) after the load ...', the fences not named): both
+    # barriers written as mem_fence(CLK_LOCAL_MEM_FENCE), the fence flag's name taken for the call
+    "fences_for_barriers": ([(LOAD, LOAD.replace("barrier(", "mem_fence(")),
+                             (STEP, STEP.replace("barrier(", "mem_fence("))],
+                            "call mem_fence(CLK_LOCAL_MEM_FENCE), a fence, where a barrier belongs",
+                            "barrier(CLK_LOCAL_MEM_FENCE), CUDA's __syncthreads()", "race"),
     "every_work_item_adds": ([("        if (t < stride)\n            tile", "        tile")],
                              "accesses outside a buffer", "t < stride", "outside"),
     "stored_at_the_global_id": ([("partial[get_group_id(0)]", "partial[get_global_id(0)]")],

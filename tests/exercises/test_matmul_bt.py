@@ -187,6 +187,12 @@ WRONG = {
                            "column phase * TILE + tx",
                            "Hint: guard the column the load reads: Bs[ty][tx] = (bt_row < N && "
                            "phase * TILE + tx < K)"),
+    # blind audit AC (was 'the kernel crashed: ... a read of Bt ..., 9 bytes past the end ...
+    # Hint: each load needs its own guard: ...', the cause not named): both guards joined with ||
+    "guards_joined_with_or": ([("(row < M && k < K)", "(row < M || k < K)"),
+                               ("(bt_row < N && k < K)", "(bt_row < N || k < K)")],
+                              "an element is loaded when either of its indices is inside",
+                              "join the two tests with &&"),
     "bt_guard_without_k": ([("(bt_row < N && k < K)", "(bt_row < N)")],
                            "Hint: guard Bt's element by both its indices: Bs[ty][tx] = (bt_row < N "
                            "&& k < K) ? Bt[bt_row * K + k] : 0.0f"),
@@ -210,6 +216,7 @@ SIMULATOR_ONLY["a_load_guarded_by_the_column"] = "reads past A"
 # the last row's loads read past the array's end: a GPU reads whatever lies there (times 0)
 SIMULATOR_ONLY["a_guard_without_k"] = "reads past A"
 SIMULATOR_ONLY["bt_guard_without_k"] = "reads past Bt"
+SIMULATOR_ONLY["guards_joined_with_or"] = "reads past A and Bt"
 # right but slow: PASS, not FAST (name: (replacements, a piece of what keeps it from FAST))
 SLOW = {
     # Bt read down its columns: the trace's sectors a request tell

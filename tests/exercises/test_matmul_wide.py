@@ -204,6 +204,16 @@ WRONG = {
     # blind audit TVB-matmul_wide-1: the loop over Bs's rows started at 0, not ty (was '... a data
     # race on Bs[0] ... Hint: two threads store into the same element of the shared array ...
     # check its indices and the loops' steps', the start not named)
+    # blind audit AC (was 'on the simulator, which fills shared memory with NaN, C holds NaN: the
+    # products read elements of Bs that no thread loaded ...', the rows and the step not named):
+    # the loop over Bs's rows steps by blockDim.x, the block's width, so it runs once
+    "bs_rows_step_by_block_width": ([("r < TILE_K; r += TILE_M)", "r < TILE_K; r += blockDim.x)")],
+                                    {"problem": "so only rows 0 to 7 of Bs were loaded and rows 8 "
+                                                "to 31 never (on the simulator, which fills shared "
+                                                "memory with NaN, C holds NaN; a GPU reads whatever "
+                                                "was there): your loop steps r by blockDim.x = 32, "
+                                                "the block's width,",
+                                     "hint": "step by the block's height, TILE_M = blockDim.y = 8"}),
     "bs_rows_from_zero": ([("for (int r = ty; r < TILE_K", "for (int r = 0; r < TILE_K")],
                           {"problem": "every row of threads stored the same rows of Bs, 0, 8, 16 "
                                       "and 24: the race check found Bs[0] stored by the threads of "
