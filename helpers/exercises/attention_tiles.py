@@ -174,6 +174,7 @@ def _walks(n, q, k, v, kernels):
                "keys of the last tile were scored, as keys of zeros: each took a share "
                "exp(0 - m) of the softmax",
                "score only the keys that exist: min(TILE, n - tile * TILE) in a tile")
+        yield from models.masked_by_the_staged_key(n, (q, k, v), last)
     else:
         yield ((q, k, v), dict(keys=lambda n, tile: TILE if tile < last else n % TILE),
                f"n = {n} is a whole number of tiles, and the last tile's keys were not scored "

@@ -132,3 +132,21 @@ def last_tile_skipped(n, words):
             f"{n} / {TILE} is already {whole}, rounded down, before {ceil} sees it",
             "round up in integers: (n + TILE - 1) / TILE tiles (n + TILE - 1 reaches the next "
             "multiple of TILE whenever n is not one)")
+
+
+def masked_by_the_staged_key(n, inputs, last):
+    """(inputs, walk's keywords, problem, hint) of TILE keys scored in every tile, a key masked
+    (s = -INFINITY) where j = tile * TILE + t >= n, j the key thread t staged, not the one it
+    scores: in the last, partial tile the threads with t < n - tile * TILE scored its zero keys
+    too, the others none of its keys (exp(-inf - m) = 0 adds nothing)."""
+    here = n - last * TILE
+    if not 0 < here < TILE or last == 0:
+        return
+    yield (inputs, dict(keys=lambda n, tile: np.where(tile * TILE + np.arange(n) % TILE < n, TILE,
+                                                      0)),
+           f"in the last tile (keys {last * TILE} to {n - 1}) the mask if (j >= n) tests j = tile "
+           "* TILE + t, the key this thread staged, not the key it scores, tile * TILE + jj: the "
+           f"queries with t < {here} scored the {TILE - here} zero keys {n} to "
+           f"{(last + 1) * TILE - 1} as keys with a score of 0, and those with t >= {here} masked "
+           "every key of the tile", "test the scored key, tile * TILE + jj >= n, or score only "
+           "the keys the tile holds: keys = min(TILE, n - tile * TILE), then jj < keys")

@@ -24,6 +24,8 @@ def refused(records, path, source):
     roles = fragment_roles.said(records[0], _where(records[0], path), source)
     if roles:
         return roles
+    if _layout_given(records[0]):
+        return _load_layout(records[0], path)
     if _wide_accumulator(records[0]):
         return _accumulator(records, path)
     if _stored_to_another_type(records[0]):
@@ -97,6 +99,39 @@ def _loaded_from_wide(d) -> bool:
             and len(d.types) == 2 and d.types[1] in ("float", "double")
             and any(d.types[0].startswith(f"fragment<{use},") for use in MATRIX)
             and d.types[0].split(",")[4].strip() in ("__half", "half"))
+
+
+def _load_arguments(d) -> list:
+    """The arguments' text of the record's load_matrix_sync call, split at its top-level commas."""
+    call, args, depth = d.expression, [""], 0
+    for ch in call[call.find("(") + 1:call.rfind(")")] if "(" in call else "":
+        depth += (ch in "([{") - (ch in ")]}")
+        if ch == "," and depth == 0:
+            args.append("")
+        else:
+            args[-1] += ch
+    return [a.strip() for a in args if a.strip()]
+
+
+def _layout_given(d) -> bool:
+    """A REFUSED record of load_matrix_sync given four arguments, the fourth a layout, for a
+    matrix_a or matrix_b fragment declared with its layout: mma.h's load with a layout_t
+    argument takes only an accumulator."""
+    return (d.kind == "refused by a header" and d.names[:1] == ("load_matrix_sync",)
+            and len(d.types) == 2 and d.types[0].count(",") == 5
+            and any(d.types[0].startswith(f"fragment<{use},") for use in MATRIX)
+            and len(_load_arguments(d)) == 4)
+
+
+def _load_layout(d, path):
+    """load_matrix_sync(fb, B, 16, wmma::mem_col_major): a layout given for an input fragment,
+    as store_matrix_sync takes one; its layout is its type's."""
+    name, pointer, ld, layout = _load_arguments(d)
+    use, declared = d.types[0][len("fragment<"):].split(",")[0], d.types[0].rstrip(">").split(",")[5].strip()
+    return (f"{_where(d, path)} gives load_matrix_sync a layout, {layout}, for {name}, {_a(use)} "
+            f"fragment: an input fragment's layout is part of its type (declared {declared}), and "
+            "only an accumulator's load and store take one",
+            f"load it without the layout: wmma::load_matrix_sync({name}, {pointer}, {ld});")
 
 
 def _wide_memory(loads, path):

@@ -22,7 +22,8 @@ from helpers.exercises.verdict import listed
 from helpers.exercises.online_softmax_models import (block_not_times_warps, first_warps_alone,
                                                      lane_is_the_warp, max_not_kept, missing_offset,
                                                      outputs_swapped, pairs, rescales,
-                                                     row_0_everywhere, row_from_the_lane)
+                                                     row_0_everywhere, row_from_the_lane,
+                                                     stored_at_the_block)
 
 # (rows, cols, threads a block)
 CASES = [(12, 200, 64), (6, 10, 128), (30, 77, 96)]
@@ -222,6 +223,7 @@ def _mistakes(case, run):
         yield from first_warps_alone(case, m_out, l_out, (want_m, want_l))
         yield from _rows_by_the_block_s_threads(case, run)
         yield from block_not_times_warps(case, _written_rows(case, run))
+        yield from stored_at_the_block(case, m_out, l_out, (want_m, want_l))
         yield ("some rows' pair was never written",
                "one warp a row, row = blockIdx.x * (blockDim.x / 32) + threadIdx.x / 32, and "
                "its lane 0 writes row_max[row] and row_sum[row]")

@@ -250,3 +250,26 @@ def max_not_kept(m, sums):
            "end the loop's body with m = m_new; after l's update, so that the lane's max follows "
            "its values: for (int c = lane; c < cols; c += 32) { ...; l = l * exp(m - m_new) + "
            "exp(v - m_new); m = m_new; }")
+
+
+def stored_at_the_block(case, m_out, l_out, wants):
+    """Lane 0 stored at row_max[blockIdx.x] (one block a row in mind): only slots 0 to blocks - 1
+    written, slot b holding the pair of one of block b's warps' rows (which landed last), the
+    others never. ``wants``: each row's (m, l)."""
+    rows, _, block = case
+    warps, written = block // 32, np.arange(rows) < -(-rows // (block // 32))
+    if warps < 2 or written.all() or \
+            any(not np.array_equal(out.unwritten, ~written) for out in (m_out, l_out)):
+        return
+    for b in np.flatnonzero(written):
+        mine = range(b * warps, min(rows, (b + 1) * warps))
+        if not any(np.isclose(m_out.got[b], wants[0][r]) and
+                   np.isclose(l_out.got[b], wants[1][r], rtol=1e-3) for r in mine):
+            return
+    last = int(written.sum()) - 1
+    yield (f"only row_max[0] to row_max[{last}] and row_sum[0] to row_sum[{last}] were written, "
+           f"each by both warps of its block (slot b holds the pair of one of block b's rows "
+           f"{warps} * b to {warps} * b + {warps - 1}), rows "
+           f"{last + 1} to {rows - 1} never: lane 0 stores at row_max[blockIdx.x], the block's "
+           "number, where its warp's row belongs (a block holds blockDim.x / 32 warps, one a row)",
+           "row_max[row] = m; row_sum[row] = l;")

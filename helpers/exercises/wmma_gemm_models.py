@@ -101,6 +101,9 @@ LOOKALIKES = [
     (lambda m, k, n: dict(k_end=k - 16), "the loop over K stopped a step short (k < K - 16): "
      "the last 16-deep step along K (A's columns and B's rows K - 16 to K - 1) was left out of "
      "every tile of C", "the last step starts at k = K - 16 and must run too: for (int k = 0; k < K; k += 16)"),
+    (lambda m, k, n: dict(k_end=n), "the loop over k stopped at N, C's column count, not K: "
+     "it ran N / 16 steps of 16 where A's rows and B's columns hold K / 16 (N and K mixed up)",
+     "the loop runs along K, the inner dimension: for (int k = 0; k < K; k += 16)"),
     (lambda m, k, n: dict(tile_of=lambda w: (w // (n // 16), w % n // 16)), "tile_col = warp % N / "
      "16 is (warp % N) / 16 (% and / go left to right), not warp % (N / 16)",
      "write the parentheses: tile_col = warp % (N / 16)"),

@@ -29,7 +29,7 @@ from helpers.exercises.microscope import body_words, observe, observed_launch, o
 from helpers.exercises.wmma_partial_k_models import (B_TRANSPOSED, STAGINGS, STORES,
                                                      b_fragment_col_major, c_stored_col_major,
                                                      fragment_from_other_tile, b_column_from_r,
-                                                     staged, written_by)
+                                                     staged, warp_without_tile, written_by)
 from helpers.exercises.wmma_partial_k_models import clamped as _clamped
 from helpers.exercises.wmma_partial_k_models import is_close as _is
 from helpers.exercises.wmma_partial_k_models import steps_cut_short as _steps_cut_short
@@ -72,6 +72,8 @@ def _refine(failure):
     staging and this step's loads), one between warps (each has tiles of its own: a warp that
     reads another's reads past its own, a leading dimension other than 16), and the shared tiles
     indexed past the block's warps."""
+    if (no_tile := warp_without_tile(failure)) is not None:
+        yield no_tile
     if failure.kind == "array bounds":
         yield from _tile_bounds(failure)
     if failure.between == "warps" and failure.error.space == "shared" and \

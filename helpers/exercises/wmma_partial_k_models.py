@@ -276,3 +276,25 @@ def written_by(m, n, swapped=False, start=lambda r, c, n: 16 * r * n + 16 * c, l
             for r in range(16):
                 written[at + r * (ld or n):at + r * (ld or n) + 16] = True
     return written if whole else written[:m * n].reshape(m, n)
+
+
+def warp_without_tile(failure):
+    """(problem, hint) of a read past an input by a warp whose tile_row is past C's last row of
+    tiles (warp / (N / 16) >= M / 16): the warp had no tile, yet went on staging (its return
+    taken out, the store alone guarded), A's rows tile_row * 16 + r past M; None otherwise."""
+    err, launch = failure.error, failure.launch
+    if (failure.kind != "out of bounds" or err.is_write is not False or not launch
+            or not failure.block or not err.block or not err.thread):
+        return None
+    m, _, n = (int(x) for x in launch.args[3:6])
+    warp = (err.block[0] * failure.block[0] + err.thread[0]) // 32
+    tile_row, first = warp // (n // 16), err.thread[0] // 32 * 32
+    if tile_row < m // 16 or (err.allocation or (0, 0))[1] != launch.args[0].host().nbytes:
+        return None   # a warp with a tile, or a read past another array than A
+    return (f"warp {warp} (threads {first} to {first + 31} of block {err.block[0]}) has no tile "
+            f"(tile_row = {tile_row}, M / 16 = {m // 16}), yet it staged A's rows tile_row * 16 + "
+            f"r = {tile_row * 16} to {tile_row * 16 + 15}, past A's {m}, and read past its end: "
+            "the return for warps past the last tile is gone (guarding the store alone leaves "
+            "the staging to them)", "keep if (tile_row >= M / 16) return; before the loop: the "
+            "whole warp leaves, so __syncwarp() and the wmma calls still see all 32 lanes of "
+            "every warp that stays")

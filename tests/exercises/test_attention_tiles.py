@@ -14,6 +14,15 @@ KERNEL = solution("attention_tiles.cu")
 
 # (name, source, words that the NOT YET line must contain)
 WRONG = [
+    # blind audit AC (was 'row 0 of o is wrong' with a generic hint): the missing keys masked by
+    # the key the thread staged, j, not the key jj it scores
+    ("masked_by_the_staged_key", variant(KERNEL, ("int keys = min(TILE, n - tile * TILE);", "int keys = TILE;"),
+                                         ("                s += qi[c] * Ks[jj][c];\n",
+                                          "                s += qi[c] * Ks[jj][c];\n"
+                                          "            if (j >= n)\n                s = -INFINITY;\n")),
+     ["the mask if (j >= n) tests j = tile * TILE + t, the key this thread staged, not the key "
+      "it scores, tile * TILE + jj", "the queries with t < 11 scored the 21 zero keys 75 to 95",
+      "Hint: test the scored key, tile * TILE + jj >= n"]),
     # blind audit X5 (was 'row 0 of o is wrong' with a generic hint): a causal walk's tile count
     ("tiles_up_to_the_block", variant(KERNEL, ("int tiles = (n + TILE - 1) / TILE;",
                                                "int tiles = blockIdx.x + 1;")),

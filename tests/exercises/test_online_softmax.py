@@ -17,6 +17,13 @@ MERGE = ("        l = (m == -INFINITY ? 0.0f : l * __expf(m - m_new))\n"
 
 # (name, source, words that the NOT YET line must contain)
 WRONG = [
+    # blind audit AC (was 'some rows' pair was never written ... Hint: one warp a row, row = ...
+    # and its lane 0 writes row_max[row] and row_sum[row]'): lane 0 stores at the block's number
+    ("stored_at_the_block", variant(KERNEL, ("row_max[row] = m;", "row_max[blockIdx.x] = m;"),
+                                    ("row_sum[row] = l;", "row_sum[blockIdx.x] = l;")),
+     ["only row_max[0] to row_max[5] and row_sum[0] to row_sum[5] were written, each by both "
+      "warps of its block", "rows 6 to 11 never", "row_max[blockIdx.x], the block's number",
+      "Hint: row_max[row] = m; row_sum[row] = l;"]),
     # blind audit TXB-online_softmax-1: / for % in the lane (was 'some rows' pair was never
     # written ... Hint: one warp a row, row = ... and its lane 0 writes row_max[row] and
     # row_sum[row]', nothing on the lane line)

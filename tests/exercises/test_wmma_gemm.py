@@ -200,6 +200,10 @@ WRONG = [
     # blind audit W14: the last step left out (was the catch-all 'C is not A B' and its checklist)
     ("k_below_k_minus_16", variant(KERNEL, ("k < K; k += 16", "k < K - 16; k += 16")),
      ["the loop over K stopped a step short", "K - 16 to K - 1", "for (int k = 0; k < K; k += 16)"]),
+    # blind audit AC (was 'C is not A B (C[32][6] = 1.705, expected -6.067)' and the checklist):
+    # the loop over k bounded by N, C's width, where K belongs
+    ("k_below_n", variant(KERNEL, ("k < K; k += 16", "k < N; k += 16")),
+     ["the loop over k stopped at N, C's column count, not K", "for (int k = 0; k < K; k += 16)"]),
     # blind audit TWB-wmma_gemm-1: the loop over k started at 16, the first step left out (was
     # 'C is not A B (C[17][28] = 1.937, expected -2.794) ... Hint: check each part in turn ...')
     ("k_from_16", variant(KERNEL, ("for (int k = 0; k < K; k += 16)", "for (int k = 16; k < K; k += 16)")),

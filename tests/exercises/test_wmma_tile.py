@@ -263,6 +263,13 @@ DOES_NOT_COMPILE = {
                          "stores fc, an accumulator fragment of float, to C, a half pointer",
                          "C was declared half where the accumulator's float belongs"],
                         ["declare C float, as the accumulator is: float *C"], "fa"),
+    # blind audit AC (was "... does not compile. Hint: read the compiler's first error: it names
+    # the file and line", a static_assert in mma.h): B's load given a layout, as the store takes
+    "b_load_given_a_layout": ([("load_matrix_sync(fb, B, 16);",
+                                "load_matrix_sync(fb, B, 16, wmma::mem_col_major);")],
+                              ["line 16 gives load_matrix_sync a layout, wmma::mem_col_major, for "
+                               "fb, a matrix_b fragment", "only an accumulator's load and store "
+                               "take one"], ["wmma::load_matrix_sync(fb, B, 16);"], "fa"),
 }
 
 
