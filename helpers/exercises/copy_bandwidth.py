@@ -201,8 +201,9 @@ def _misplaced(pair, copies):
 def _watched(drv, fn):
     """While in use, the driver's Event and its copies as the learner's function finds them:
     each event notes whether it was recorded and the ms its time_till or time_since hands back,
-    each copy its host array (one given source first refused: ``source_first``, ``fn``'s line). Gives ``(slip, unrecorded, misplaced)``: ``slip(gbs)``, (factor,
-    problem, hint) when gbs is a slip's factor off the bytes copied over the last ms the events gave,
+    each copy its host array (one given source first refused: ``source_first``, at ``fn``'s
+    line). Gives ``(slip, unrecorded, misplaced)``: ``slip(gbs)``, (factor, problem, hint) when
+    gbs is a slip's factor off the bytes copied over the last ms the events gave,
     None when it is not or when they went unseen; ``unrecorded(err)``, what an error of
     time_till or time_since shows (``_never_recorded``, else ``_start_waited_for``), for
     run_catching, or None; ``misplaced()``, ``one_event`` or else ``_misplaced``."""
