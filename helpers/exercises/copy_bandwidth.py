@@ -38,7 +38,7 @@ from helpers.exercises.copy_bandwidth_models import (Ms, as_microseconds, bytes_
                                                    converted_twice, counted_twice, divided_by_1e10,
                                                    floored, host_clock, is_floored, made_larger,
                                                    made_whole, object_size, one_element, one_event,
-                                                   tenfold_seconds, upside_down)
+                                                   source_first, tenfold_seconds, upside_down)
 from helpers.exercises.function import check_function, copies_noted, run_catching
 from helpers.exercises.verdict import Verdict, check_cases
 
@@ -198,11 +198,12 @@ def _misplaced(pair, copies):
 
 
 @contextlib.contextmanager
-def _watched(drv):
+def _watched(drv, fn):
     """While in use, the driver's Event and its copies as the learner's function finds them:
     each event notes whether it was recorded and the ms its time_till or time_since hands back,
-    each copy its host array. Gives ``(slip, unrecorded, misplaced)``: ``slip(gbs)``, (factor,
-    problem, hint) when gbs is a slip's factor off the bytes copied over the last ms the events gave,
+    each copy its host array (one given source first refused: ``source_first``, at ``fn``'s
+    line). Gives ``(slip, unrecorded, misplaced)``: ``slip(gbs)``, (factor, problem, hint) when
+    gbs is a slip's factor off the bytes copied over the last ms the events gave,
     None when it is not or when they went unseen; ``unrecorded(err)``, what an error of
     time_till or time_since shows (``_never_recorded``, else ``_start_waited_for``), for
     run_catching, or None; ``misplaced()``, ``one_event`` or else ``_misplaced``."""
@@ -246,7 +247,7 @@ def _watched(drv):
 
     drv.Event = Event
     try:
-        with copies_noted(drv) as copies:
+        with copies_noted(drv, source_first(fn, drv)) as copies:
             yield (slip, unrecorded, lambda: one_event(pair, made) or _misplaced(pair, copies),
                    lambda fn: lambda err: made_whole(fn, notes),
                    lambda fn, gbs: [] if ms else host_clock(fn, gbs, made))
@@ -341,7 +342,7 @@ def _mistakes(fn, n):  # fn on a fresh buffer of n elements: each mistake seen, 
                               "nothing was queued between them; record start, then the copy, "
                               "then end, all in stream"), (drv.Error, unrecorded or _none)])
 
-    with _watched(drv) as (slip, unrecorded, misplaced, whole, clock):
+    with _watched(drv, fn) as (slip, unrecorded, misplaced, whole, clock):
         mistake, run = call(unrecorded, whole(fn))
     yield from filter(None, [misplaced()])  # no copy between the events: before any error
     if mistake:

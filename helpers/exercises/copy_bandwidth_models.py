@@ -1,13 +1,14 @@
 """The models of notebook 05's event-timing exercise that ``helpers.exercises.copy_bandwidth``
 reads the learner's ms and code with: the ms that time_till hands over, noting what was done to
 it; a time converted to seconds twice; one element's bytes where the array's belong; the time
-read from one event to itself."""
+read from one event to itself; a copy's arguments given source first (``source_first``)."""
 
 from __future__ import annotations
 
 import ast
 import math
 import numbers
+import sys
 
 from helpers.exercises.learner_code import code_of
 
@@ -362,3 +363,34 @@ def host_clock(fn, gbs, made):
               and math.isfinite(gbs) else ""), "time the copy on the GPU's clock, with two "
            "events in stream: start.record(stream), the copy, end.record(stream), then "
            "end.synchronize() and ms = start.time_till(end)")
+
+
+def source_first(fn, drv):
+    """For ``copies_noted``'s check: a copy host to device given source first, a device buffer
+    where the host array belongs and an array where the destination does (drv.memcpy_htod_async(
+    h, d, stream), NumPy's and shutil's order), refused (``Refused``) before the driver fails on
+    it, with the line of ``fn``'s code that queued it (the frame running ``fn``'s code)."""
+    from helpers.exercises.function import Refused
+
+    def check(copy):
+        if copy[0] != "htod" or not isinstance(copy[1], drv.DeviceAllocation) or not hasattr(
+                copy[3], "__array_interface__"):
+            return
+        frame = sys._getframe(1)
+        while frame is not None and frame.f_code is not getattr(fn, "__code__", None):
+            frame = frame.f_back
+        code = code_of(fn) if frame is not None else None
+        call = code and next((n for n in ast.walk(code.tree) if isinstance(n, ast.Call)
+                              and getattr(n.func, "attr", "") == "memcpy_htod_async"
+                              and len(n.args) >= 2 and code.number(n) == frame.f_lineno), None)
+        host, device, rest, where = "h", "d", ", stream", "memcpy_htod_async"
+        if call:
+            host, device = (ast.unparse(a) for a in call.args[:2])
+            rest = "".join(f", {ast.unparse(a)}" for a in [*call.args[2:], *call.keywords])
+            where = f"{code.quoted(call)} gives memcpy_htod_async"
+        raise Refused((f"{where} the host array {host} first and the device buffer {device} "
+                       "second: it takes the destination first, the device buffer, then the "
+                       f"host array it copies from (it tried to read {device} as host memory)",
+                       f"the destination comes first: drv.memcpy_htod_async({device}, {host}"
+                       f"{rest}) (htod: into the device buffer, from the host array)"))
+    return check

@@ -14,9 +14,11 @@ import numpy as np
 from helpers.ch11.multigpu import two_devices_on_the_simulator
 from helpers.exercises import hidden as hidden_cases
 from helpers.exercises.gray_split_models import (arrays_swapped, floored_shares,
-                                                 grid_x_from_height, host_swapped, one_image,
-                                                 rows_short, shape_unpacked_swapped,
-                                                 stored_at_index, width_in_bytes, wrong_type)
+                                                 grid_x_from_height, host_swapped,
+                                                 last_output_read, one_image,
+                                                 returned_in_the_collecting_loop, rows_short,
+                                                 shape_unpacked_swapped, stored_at_index,
+                                                 width_in_bytes, wrong_type)
 from helpers.exercises.function import (LaunchOrder, Refused, check_function, context_mistakes,
                                         context_stack, copies_to_host, current_device,
                                         run_catching, stopped_at_empty)
@@ -105,24 +107,6 @@ def _note_reads(out, k, reads):
     out.get = read
 
 
-def _last_output_read(reads, launches, count, n):
-    """(what it shows, hint) where the first output copied back was the last launched device's,
-    read with another launched device's context current, and every read was of it: the
-    collecting loop read grey_k, left from the first loop; else None."""
-    devices = [launch.device for launch in launches]
-    if len(set(devices)) < 2 or not reads or any(k != devices[-1] for k, _ in reads):
-        return None
-    last, current = devices[-1], reads[0][1]
-    if current not in devices or current == last:
-        return None
-    share = {k: (k + 1) * count // n - k * count // n for k in (last, current)}
-    return (f"with device {current}'s context current it copied back device {last}'s output "
-            f"({share[last]} images), not device {current}'s ({share[current]}): grey_k is left "
-            "from the first loop, the last device's", "keep each device's output with its "
-            "share and copy back that one: queued.append((k, lo, hi, rgb_k, grey_k)), then for "
-            "k, lo, hi, rgb_k, grey_k in queued: grey[lo:hi] = grey_k.get()")
-
-
 def _shaped_like_rgb(fn, launches):
     """(what it shows, hint) where a launch's output, its second argument, had the shape of its
     input, the RGB share's (count, height, width, 3): allocated like rgb_k, as the statement of
@@ -202,7 +186,7 @@ def _mistakes(fn, contexts, functions, case):
         raised, result = run_catching(
             lambda: fn(images.copy(), list(contexts), kernels), "replace the TODOs with your code",
             [(ValueError, lambda _: _shaped_like_rgb(fn, launches)),
-             (ValueError, lambda _: _last_output_read(reads, launches, count, n)),
+             (ValueError, lambda _: last_output_read(reads, launches, count, n)),
              (ValueError, lambda err: shape_unpacked_swapped(fn, err, height, width)
               or host_swapped(fn, err, count, height, width) or stored_at_index(fn, err)),
              (drv.Error, "a copy or a kernel failed: device k's arrays must be made with device "
@@ -218,7 +202,8 @@ def _mistakes(fn, contexts, functions, case):
     wrong = list(_wrong_result(result, images, fn))
     if not wrong:
         yield from _idle_devices(launches, len(functions), count, height)
-    if wrong and (told := _last_output_read(reads, launches, count, n)):
+    if wrong and (told := last_output_read(reads, launches, count, n) or (
+            returned_in_the_collecting_loop(fn, result, reference(images), launches, reads))):
         yield told
     # a copy that did not wait for its kernel explains wrong images first
     yield from _copied_from_another_context(copied or ())

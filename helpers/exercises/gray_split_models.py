@@ -1,7 +1,8 @@
 """The models of notebook 11's exercise (``helpers.exercises.gray_split``): shares whose end
 takes the floor before the product, (k + 1) * (count // n), so that the last count % n images
-belong to no device's share, among others; and (``wrong_type``) the right grey levels returned
-as float64, the host's array made without a dtype."""
+belong to no device's share, among others; (``wrong_type``) the right grey levels returned
+as float64, the host's array made without a dtype; and what the copies back read
+(``last_output_read``, ``returned_in_the_collecting_loop``)."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ import sys
 import numpy as np
 
 from helpers.exercises.learner_code import code_of, raising_frame
+from helpers.exercises.split_sum_models import return_in_a_loop
 
 
 def floored_shares(fn, result, want, n):
@@ -316,3 +318,49 @@ def grid_x_from_height(fn, launch, width, height):
             f"right {width - gx * bx} columns of every image were never converted",
             f"grid x comes from the width: grid = ((width + {bx - 1}) // {bx}, (rows + {by - 1}) "
             f"// {by})")
+
+
+def last_output_read(reads, launches, count, n):
+    """(what it shows, hint) where the first output copied back was the last launched device's,
+    read with another launched device's context current, and every read was of it: the
+    collecting loop read grey_k, left from the first loop; else None."""
+    devices = [launch.device for launch in launches]
+    if len(set(devices)) < 2 or not reads or any(k != devices[-1] for k, _ in reads):
+        return None
+    last, current = devices[-1], reads[0][1]
+    if current not in devices or current == last:
+        return None
+    share = {k: (k + 1) * count // n - k * count // n for k in (last, current)}
+    return (f"with device {current}'s context current it copied back device {last}'s output "
+            f"({share[last]} images), not device {current}'s ({share[current]}): grey_k is left "
+            "from the first loop, the last device's", "keep each device's output with its "
+            "share and copy back that one: queued.append((k, lo, hi, rgb_k, grey_k)), then for "
+            "k, lo, hi, rgb_k, grey_k in queued: grey[lo:hi] = grey_k.get()")
+
+
+def returned_in_the_collecting_loop(fn, result, want, launches, reads):
+    """(what it shows, hint) where the function returned after the collecting loop's first pass:
+    two devices or more launched, the first one's output alone read (``reads``: (device, the
+    current device) of each get()), the images of its share right and those of the others'
+    shares still 0, and ``fn``'s code has a return inside a for loop; else None."""
+    devices = list(dict.fromkeys(launch.device for launch in launches))
+    if (len(devices) < 2 or {k for k, _ in reads} != {devices[0]} or getattr(
+            result, "shape", None) != want.shape or (at := return_in_a_loop(fn)) is None):
+        return None
+    shares = {launch.device: getattr(launch.args[0], "shape", (0,))[0] for launch in launches}
+    starts = {k: sum(shares.get(j, 0) for j in range(k)) for k in devices}
+    first, rest = devices[0], devices[1:]
+    right = np.abs(result.astype(np.int16) - want).max(axis=(1, 2)) <= 1
+    if not right[starts[first]:starts[first] + shares[first]].all() or any(
+            result[starts[k]:starts[k] + shares[k]].any() for k in rest):
+        return None
+    held = "; ".join(f"image {starts[k]}" if shares[k] == 1 else
+                     f"images {starts[k]} to {starts[k] + shares[k] - 1}" for k in rest)
+    whose = ", ".join(f"device {k}'s" for k in rest)
+    return (f"{held}, {whose} share, {'is' if sum(shares[k] for k in rest) == 1 else 'are'} "
+            f"still 0: the function returned after the collecting loop's first pass, which "
+            f"copied back device {first}'s share alone; {whose} kernel ran, but its output was "
+            f"never copied back (its get() never ran): {at[2]} (line {at[0]} of {at[1]}) is "
+            f"indented inside the loop, {at[3]}", f"dedent {at[2]} out of the collecting loop, "
+            "to the function's level, so that it runs once, after every device's share is "
+            "copied back")

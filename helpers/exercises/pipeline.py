@@ -16,8 +16,8 @@ from helpers.exercises.hidden import awkward
 from helpers.exercises.pipeline_models import (ATOL, RTOL, buffers_watched, copies_and_launches,
                                               count_one_short, how_copied, launch_fits,
                                               shared_buffers, sharing, union_bytes)
-from helpers.exercises.pipeline_streams import (launched_off_its_stream, one_stream_waited,
-                                                stream_by_round, stream_index)
+from helpers.exercises.pipeline_streams import (launched_off_its_stream, one_chunk_a_stream,
+                                                one_stream_waited, stream_by_round, stream_index)
 from helpers.exercises.verdict import Verdict, check_cases, not_yet, passed
 from helpers.workload import share
 
@@ -225,6 +225,7 @@ def diagnose(h_in, h_in_before, at_return, got, expected, n_chunks, streams, cal
     yield from launched_off_its_stream(calls, copies, order, streams)
     yield from copies_and_launches(calls, copies, order, h_in, got, expected)
     yield from count_one_short(calls, h_in.size, n_chunks, got, expected)
+    yield from filter(None, [one_chunk_a_stream(calls, streams, got, n_chunks)])
     yield from _wrong_results(h_in, got, expected, n_chunks, shared)
     yield from _how_computed(calls, streams, h_in, n_chunks, shared, waited)
     yield from how_copied(copies, h_in, got)

@@ -1,7 +1,8 @@
 """Launches of notebook 05's pipeline (``pipeline.py``) queued on another stream than their
 chunk's copies: read from the streams of the calls, not from the values, which on a GPU depend
 on when each stream's work runs; a stream picked by the round, where the buffers go by the
-remainder; and what a return that waited for one stream alone shows."""
+remainder; what a return that waited for one stream alone shows; and a loop run over the
+streams, one chunk each (``one_chunk_a_stream``)."""
 
 from __future__ import annotations
 
@@ -122,3 +123,25 @@ def stream_by_round(calls, streams, made, fn):
             f"buffers go by {c} % {by}", f"{target} = {name}[{c} % {by}], the same index as the "
             f"buffers': a chunk's stream and its pair go together, so that {name}[k] always uses "
             f"{buffers}[k]")
+
+
+def one_chunk_a_stream(calls, streams, got, n_chunks):
+    """``(what, hint)`` where the loop ran over the streams, not the chunks: one launch on each
+    stream, for chunks 0 to len(streams) - 1 at their own lengths, fewer streams than chunks, and
+    h_out written up to the end of those chunks alone (``got``, NaN where never written); None
+    for any other run."""
+    import numpy as np
+
+    k, n = len(streams), got.size
+    chunk = -(-n // n_chunks)
+    chunks, end = -(-n // chunk), min(n, k * chunk)
+    if (k >= chunks or [c[2] for c in calls] != [min(n, lo + chunk) - lo for lo in range(
+            0, end, chunk)] or {id(c[3]) for c in calls} != {id(s) for s in streams}
+            or not np.array_equal(np.isnan(got), np.arange(n) >= end)):
+        return None
+    return (f"only chunks {listed(range(k))} were processed, one per stream ({k} streams): "
+            f"launch was called {k} times, so your loop ran len(streams) = {k} times, not "
+            f"n_chunks = {n_chunks}, and chunks {k} to {chunks - 1} (h_out[{end}:{n}]) were "
+            "never written", "loop over every chunk, not over the streams: for c in "
+            "range(n_chunks), lo = c * chunk, hi = min(n, lo + chunk), and give chunk c the "
+            "stream s = streams[c % len(streams)] and that stream's pair of buffers")

@@ -141,15 +141,17 @@ def share_size_rounded(n, calls, probe):
 
 
 
-def _return_in_a_loop(fn):
-    """(line, place) of the first return inside a for loop of fn's code, None where none."""
+def return_in_a_loop(fn):
+    """(line, place, its text, the loop's first line) of the first return inside a for loop of
+    fn's code, None where none."""
     import ast
 
     if (code := code_of(fn)) is None:
         return None
-    found = [node for loop in ast.walk(code.tree) if isinstance(loop, ast.For)
+    found = [(node, loop) for loop in ast.walk(code.tree) if isinstance(loop, ast.For)
              for node in ast.walk(loop) if isinstance(node, ast.Return)]
-    return (code.number(found[0]), code.place) if found else None
+    return next(((code.number(node), code.place, code.text(node), code.text(loop))
+                 for node, loop in found[:1]), None)
 
 
 def returned_in_the_collecting_loop(fn, got, x, calls, order):
@@ -162,7 +164,7 @@ def returned_in_the_collecting_loop(fn, got, x, calls, order):
     read = [k for what, k, *_ in order if what == "read"]
     if len(started) < 2 or read != started[:1] or calls != [hi - lo for lo, hi in zip(
             bounds, bounds[1:])] or got != float(x[bounds[read[0]]:bounds[read[0] + 1]].sum(
-            dtype=np.float64)) or (at := _return_in_a_loop(fn)) is None:
+            dtype=np.float64)) or (at := return_in_a_loop(fn)) is None:
         return
     never = ", ".join(f"device {k}'s" for k in started[1:])
     yield (f"the function returned after the collecting loop's first pass: device {read[0]}'s "

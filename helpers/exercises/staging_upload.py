@@ -21,7 +21,7 @@ the host waits, and the buffer refilled too early shows whatever the GPU's timin
 that reaches PyCUDA by another name than the global ``drv`` (its own import, ``cuda.``) cannot be
 moved there, nor can one that the simulator's objects make fail: the GPU's run then stands.
 A copy queued before its buffer was filled is named, whatever the timing, from what the buffer
-held when the copy was queued and at the host's next call (``staging_upload_models.Queued``).
+held when the copy was queued and at the host's next call (``staging_upload_filling.Queued``).
 """
 
 from __future__ import annotations
@@ -34,11 +34,12 @@ from helpers.exercises import hidden as hidden_cases
 from helpers.exercises.function import (Refused, check_function, hold_streams, pointer_added,
                                         run_catching)
 from helpers.exercises.learner_code import told_uncalled
-from helpers.exercises.staging_upload_models import (Queued, at_element_offsets, at_elements,
+from helpers.exercises.staging_upload_filling import Queued, filled_after_queued, not_staged
+from helpers.exercises.staging_upload_models import (at_element_offsets, at_elements,
                                                     at_the_chunk_ends, at_the_start_of_d,
                                                     chunk_in_bytes, chunk_too_long, default_stream,
-                                                    end_without_lo, filled_after_queued,
-                                                    filled_whole, last_at_its_length, max_for_min,
+                                                    end_without_lo, filled_whole,
+                                                    last_at_its_length, max_for_min,
                                                     one_stream_waited, sliced_at_lo, waits_skipped)
 from helpers.exercises.verdict import Verdict, check_cases
 
@@ -294,28 +295,13 @@ def _seen(fn, n, chunk, drv, catch):  # _mistakes's, as the run shows them
         yield "d still holds the NaN it was filled with: nothing was copied", (
             "queue each chunk's copy: drv.memcpy_htod_async(int(d) + lo * 4, buf[:hi - lo], s)")
     if np.array_equal(got, h):
-        yield from _not_staged(staging, copies.sources)
+        yield from not_staged(staging, copies.sources, learner_s)
         yield from _not_overlapped(copies.log)
     else:
         yield from end_without_lo(seen.slices, copies.places, got, h, chunk, learner_s)
         yield from sliced_at_lo(copies.places, got, h, chunk)
         yield from last_at_its_length(copies.places, n, chunk)
         yield from _wrong_chunks(got, h, chunk, copies.log)
-
-
-def _not_staged(staging, sources):
-    """With d right: copies that did not go through the staging buffers."""
-    if any(not any(np.shares_memory(src, buf) for buf in staging) for src in sources
-           if isinstance(src, np.ndarray)):
-        yield ("d holds h, but the copies came from h itself, not from the staging buffers: an "
-               "asynchronous copy from pageable memory makes the host wait for it",
-               "copy each chunk from its staging buffer: memcpy_htod_async(int(d) + lo * 4, "
-               "buf[:hi - lo], s)")
-    if all(np.isnan(buf).all() for buf in staging):
-        yield ("d holds h, but the staging buffers were never filled: the copies came straight "
-               "from h, whose pageable memory makes each copy wait for the host", "fill "
-               "staging[c % 2] with the chunk and copy from it: memcpy_htod_async(int(d) + lo * "
-               "4, buf[:hi - lo], s)")
 
 
 def _not_overlapped(log):

@@ -160,6 +160,16 @@ def my_copy_gbs(h, d, stream):
                                        "drv.memcpy_dtoh_async(h, d, stream)"),
                              {"problem": "h changed: the copy ran from d into h",
                               "hint": "memcpy_htod_async(d, h, stream)"}),
+    # blind audit AC (was 'your function raised TypeError at line 5 of your cell (...):
+    # memoryview: a bytes-like object is required, not 'DeviceAllocation' ... Hint: the message
+    # says what went wrong on that line'): the copy's arguments source first, as NumPy's habit
+    "copy_arguments_source_first": (right_but("drv.memcpy_htod_async(d, h, stream)",
+                                              "drv.memcpy_htod_async(h, d, stream)"),
+                                    {"problem": ("line 5 of your cell (drv.memcpy_htod_async(h, d, "
+                                                 "stream)) gives memcpy_htod_async the host array "
+                                                 "h first and the device buffer d second",
+                                                 "the destination first"),
+                                     "hint": "drv.memcpy_htod_async(d, h, stream)"}),
     "events_in_another_stream": (right_but("    start, end = drv.Event(), drv.Event()\n",
                                            "    start, end = drv.Event(), drv.Event()\n"
                                            "    other = drv.Stream()\n").replace(

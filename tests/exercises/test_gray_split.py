@@ -164,9 +164,8 @@ WRONG = {
     # (grey[lo:hi] = grey_k.get()): could not broadcast input array from shape (3,37,53) into
     # shape (3,53,37) ... Hint: the message says what went wrong on that line. ...", the device
     # output's shape): the host output allocated with width and height swapped
-    "host_grey_width_and_height_swapped": (
-        [("np.zeros((count, height, width), np.uint8)",
-          "np.zeros((count, width, height), np.uint8)")],
+    "host_grey_width_and_height_swapped": ([("np.zeros((count, height, width), np.uint8)",
+                                             "np.zeros((count, width, height), np.uint8)")],
         ("grey = np.zeros((count, width, height), np.uint8) (line 8 of your cell) gave grey the "
          "shape (7, 53, 37): width and height swapped",
          "Hint: an image is height rows of width pixels: grey = np.zeros((count, height, width), "
@@ -285,14 +284,12 @@ WRONG = {
     # blind audit THC-gray_split-1 (was "your function raised OutOfBoundsError at line 26 of your
     # cell (grey[lo:hi] = grey_k.get()): ... Hint: a copy or a kernel failed: device k's arrays
     # must be made with device k's context current, ...", the contexts right): rows from the width
-    "rows_from_the_width": ([("rows = (hi - lo) * height", "rows = (hi - lo) * width")],
-                            "device 0's kernel was launched on rows = 159 = (hi - lo) * width "
-                            "(3 * 53), where its share of 3 images has 111 rows, (hi - lo) * "
-                            "height (3 * 37): width where height belongs, so the kernel was told "
-                            "of more rows than the share has and read past the end of rgb_k (7 "
-                            "images of 53 x 37, 2 devices). "
-                            "Hint: a share of hi - lo images is one image of (hi - lo) * height "
-                            "rows for the kernel: rows = (hi - lo) * height", True),
+    "rows_from_the_width": ([("rows = (hi - lo) * height", "rows = (hi - lo) * width")], (
+        "device 0's kernel was launched on rows = 159 = (hi - lo) * width (3 * 53), where its "
+        "share of 3 images has 111 rows, (hi - lo) * height (3 * 37): width where height "
+        "belongs, so the kernel was told of more rows than the share has and read past the end "
+        "of rgb_k (7 images of 53 x 37, 2 devices). Hint: a share of hi - lo images is one image "
+        "of (hi - lo) * height rows for the kernel: rows = (hi - lo) * height"), True),
     # blind audit TPC-gray_split-1 (was "device 0's kernel was launched on rows = 111, where its
     # share of 37 images has 37 rows ... Hint: ... rows = (hi - lo) * height", the rows right):
     # the device number for the share, one image uploaded, images[k] for images[lo:hi]
@@ -312,8 +309,7 @@ WRONG = {
     # right): the width passed in bytes (width * 3), where the kernel takes it in pixels
     "width_in_bytes": ([("np.int32(width), np.int32(rows)", "np.int32(width * 3), np.int32(rows)")],
                        ("device 0's kernel was given width = 159 = 3 * 53, the bytes of a row "
-                        "of 53 pixels", "Hint: pass the width in pixels: np.int32(width)"),
-                       False),
+                        "of 53 pixels", "Hint: pass the width in pixels: np.int32(width)"), False),
     "grid_rounded_down": ([("grid=((width + 31) // 32, (rows + 7) // 8)",
                             "grid=(width // 32, rows // 8)")], "rounded down", False),
     # blind audit TZC-gray_split-1 (was "...: rounded down", a grid rounded up): x from the height
@@ -353,6 +349,10 @@ WRONG = {
     "stops_at_an_empty_share": ([("            continue\n", "            break\n")],
                                 "the loop stopped at device 0's empty share: device 1's share "
                                 "(1 image) was never converted", True),
+    # blind audit AC (was '4 of 7 grey images are wrong (images 3, 4, 5, 6) ... Hint: ... give
+    # device k the images lo = k * count // n ...'): return grey indented into the collecting loop
+    "returned_in_the_collecting_loop": ([("    return grey\n", "        return grey\n")], (
+        "images 3 to 6, device 1's share, are still 0", "Hint: dedent return grey"), True),
     # blind audit TC-gray_split-2 (was "your function raised ValueError: could not broadcast
     # input array from shape (4,37,53) into shape (3,37,53) ... Hint: read the message: it names
     # the call that failed ..."): grey_k, the first loop's last, read for every share

@@ -89,8 +89,7 @@ RIGHT = HEAD + LOOP + COPY_IN + KERNEL + COPY_OUT + SYNC
 WRONG = {
     "chunk_rounded_down": (
         RIGHT.replace("chunk = -(-n // n_chunks)", "chunk = n // n_chunks")
-             .replace("min(n, (c + 1) * chunk)", "(c + 1) * chunk"),
-        "round the chunk size up"),
+             .replace("min(n, (c + 1) * chunk)", "(c + 1) * chunk"), "round the chunk size up"),
     # blind audit TLC-pipeline-1 (was "the last 1 elements of h_out were never written ... Hint:
     # n = 100003 is not a multiple of n_chunks = 7: round the chunk size up, ...", which it was):
     # the chunk's end clamped to n - 1, not n
@@ -101,6 +100,12 @@ WRONG = {
     "last_chunk_skipped": (
         RIGHT.replace("range(n_chunks)", "range(n_chunks - 1)"),
         "elements of h_out were never written"),
+    # blind audit AC (was '57142 elements of h_out were never written ... Hint: every chunk must
+    # come back: the ranges [lo, hi) must cover 0..n ...'): the loop runs over the streams
+    "loop_over_the_streams": (RIGHT.replace("c in range(n_chunks)", "c, s in enumerate(streams)"), (
+        "only chunks 0, 1 and 2 were processed, one per stream (3 streams)", "not n_chunks = 7",
+        "chunks 3 to 6 (h_out[42861:100003]) were never written",
+        "Hint: loop over every chunk, not over the streams", "s = streams[c % len(streams)]")),
     "no_copy_back": (HEAD + LOOP + COPY_IN + KERNEL + SYNC, "h_out was never written"),
     "kernel_skipped": (
         HEAD + LOOP + COPY_IN + COPY_OUT.replace("d_out, s)", "d_in, s)") + SYNC,
@@ -168,8 +173,7 @@ WRONG = {
                                                "launch(d_in, d_out, hi - lo, None)"),
                                  "without a stream"),
     "stream_not_passed": (RIGHT.replace("launch(d_in, d_out, hi - lo, s)",
-                                        "launch(d_in, d_out, hi - lo)"),
-                          "without a stream"),
+                                        "launch(d_in, d_out, hi - lo)"), "without a stream"),
     # blind audit TSC-pipeline-1 (was "57148 elements differ from NumPy, the first at index 14287
     # (chunk 1) ... Hint: check which buffer and which stream each copy and launch uses ..."):
     # every chunk's kernel launched on streams[0], its copies on its own stream; named from the
@@ -343,11 +347,9 @@ WAITING = {
     "synchronous_copies": (
         RIGHT.replace("drv.memcpy_htod_async(d_in, h_in[lo:hi], s)", "drv.memcpy_htod(d_in, h_in[lo:hi])")
              .replace("drv.memcpy_dtoh_async(h_out[lo:hi], d_out, s)",
-                      "drv.memcpy_dtoh(h_out[lo:hi], d_out)"),
-        "did not overlap"),
+                      "drv.memcpy_dtoh(h_out[lo:hi], d_out)"), "did not overlap"),
     "waits_after_every_chunk": (
-        RIGHT.replace(COPY_OUT, COPY_OUT + "        s.synchronize()\n"),
-        "did not overlap"),
+        RIGHT.replace(COPY_OUT, COPY_OUT + "        s.synchronize()\n"), "did not overlap"),
     "blocking_copy_in_only": (
         RIGHT.replace("drv.memcpy_htod_async(d_in, h_in[lo:hi], s)", "drv.memcpy_htod(d_in, h_in[lo:hi])"),
         "did not overlap"),

@@ -132,6 +132,14 @@ WRONG = {
     "copies_straight_from_h": (right_but((COPY, "drv.memcpy_htod_async(int(d) + lo * 4, h[lo:hi], s)")),
                                {"problem": "the copies came from h itself",
                                 "hint": "from its staging buffer"}),
+    # blind audit AC (was 'the copies came from h itself ... Hint: copy each chunk from its
+    # staging buffer: memcpy_htod_async(..., buf[:hi - lo], s)', the copy it had): buf = h[lo:hi]
+    # rebinds the name buf to a slice of h, so the unchanged copy from buf reads h itself
+    "staging_name_rebound_to_a_slice_of_h": (
+        right_but(("buf[:hi - lo] = h[lo:hi]", "buf = h[lo:hi]")),
+        {"problem": ("line 9 of your cell (buf = h[lo:hi]) rebinds the name buf to a slice of h",
+                     "does not fill staging[c % 2]"),
+         "hint": "fill the staging buffer in place: buf[:hi - lo] = h[lo:hi]"}),
     "chunks_one_short": (right_but(("hi = min(n, lo + chunk)", "hi = min(n, lo + chunk - 1)")),
                          {"problem": "the last element of the chunks was never copied",
                           "hint": "hi = min(n, lo + chunk)"}),
