@@ -354,10 +354,11 @@ def _chained_range(kernel, record):
     record of a chained comparison), confirmed by the first case's points: C reads it as
     (z_min <= z) <= z_max, 0 or 1 against z_max, true for every depth, so the kernel keeps
     every measured pixel, as a model of that test does."""
+    if record.kind != "chained comparison":   # a ! on a comparison's left side: the general words
+        return None
     case = CASES[0]
-    launched = EXERCISE.run(kernel, _launch(case))
     try:
-        next(launched)
+        next(EXERCISE.run(kernel, _launch(case)))
         return None
     except StopIteration as stop:
         run = stop.value
