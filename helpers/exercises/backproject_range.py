@@ -10,6 +10,7 @@ thread does the whole image writes the right points, each of them many times."""
 from __future__ import annotations
 
 import dataclasses
+import functools
 
 import numpy as np
 
@@ -17,14 +18,15 @@ from helpers.ch10.point_cloud import backproject
 from helpers.exercises import near
 from helpers.exercises.backproject_range_models import (DEPTH_SCALE, FORMULA_HINT, NAN_HINT,
                                                          converted_twice, infinite_marks, interleaved_nans, interleaved_points,
-                                                         n_too_large, points_unwritten,
+                                                         n_too_large, planes_apart, points_unwritten,
                                                          range_anded, some_planes_nan,
                                                          wrong_models)
 from helpers.exercises.common import Input, Output, close
 from helpers.exercises.coverage import Grid, Words, never_written, past_the_end, reached
 from helpers.exercises.hidden import awkward, pick
 from helpers.exercises.kernel import KernelExercise, Launch
-from helpers.exercises.microscope import observe, written_twice
+from helpers.exercises.microscope import kernel_words, observe, source_line, written_twice
+from helpers.exercises.sepia_guard import Layout, read_before_the_guard
 from helpers.exercises.verdict import matches
 from helpers.exercises.origin import Wrong
 
@@ -166,6 +168,18 @@ def _mistakes(case, run):
                     f"pixel u = {fu}, v = {fv}: got {got[plane, fv, fu]:.6g}, expected "
                     f"{want[plane, fv, fu]:.6g})", FORMULA_HINT, "xyz",
                     np.ravel_multi_index((plane, fv, fu), got.shape))
+    yield from _read_before_the_guard(case, run.kernel)
+
+
+def _read_before_the_guard(case, kernels):
+    """Every point right, but depth read above the bounds guard in the kernel's text (its
+    simulated twin's source): the threads outside the image read past depth's end."""
+    if (text := kernel_words(kernels)) is None:
+        return
+    source, tokens, _, _, end = text
+    yield from read_before_the_guard(_grid(case), source[:tokens[end].end], kernels.simulated.name,
+                                     functools.partial(source_line, source),
+                                     layout=Layout(1, "pixels", "u", "v", "xyz"))
 
 
 def _unwritten(unwritten, case, kept):
@@ -182,7 +196,7 @@ def _unwritten(unwritten, case, kept):
         yield (f"at the pixels that are not points, only {' and '.join(planes[~at_dropped])} got "
                f"NaN: {missing} {'were' if ' and ' in missing else 'was'} never written there",
                "a pixel that is not a point is NaN in all three planes: " + NAN_HINT)
-    yield from _planes_apart(unwritten, case)
+    yield from planes_apart(unwritten, case)
     per_plane = unwritten.reshape(3, -1).all(axis=1)
     if per_plane.any() and not per_plane.all():
         yield (f"the {', '.join(planes[per_plane])} plane of xyz was never written", "X goes to "
@@ -191,19 +205,6 @@ def _unwritten(unwritten, case, kept):
     yield from _block_sides_swapped(~pixel, _grid(case))
     yield from reached(~pixel, _grid(case), WORDS)
     yield from never_written(pixel, WORDS)
-
-
-def _planes_apart(unwritten, case):
-    """Y and Z stored k and 2 k elements after X (k not n): everything from n + 2 k on unwritten,
-    everything before it written."""
-    n, first = unwritten[0].size, int(np.argmax(unwritten.ravel()))
-    k = (first - n) // 2
-    if 0 < k < n and first == n + 2 * k and unwritten.ravel()[first:].all():
-        name = {case["width"]: "width", case["height"]: "height"}.get(k, str(k))
-        yield (f"Y and Z were stored {name} and 2 * {name} elements after X (xyz[{name} + i], "
-               f"xyz[2 * {name} + i]), inside X's plane, so xyz[{first}] to the end were never "
-               "written", "each plane holds n = width * height floats: X goes to xyz[i], Y to "
-               "xyz[n + i] and Z to xyz[2 * n + i]")
 
 
 def _block_sides_swapped(done, grid):
@@ -353,10 +354,11 @@ def _chained_range(kernel, record):
     record of a chained comparison), confirmed by the first case's points: C reads it as
     (z_min <= z) <= z_max, 0 or 1 against z_max, true for every depth, so the kernel keeps
     every measured pixel, as a model of that test does."""
+    if record.kind != "chained comparison":   # a ! on a comparison's left side: the general words
+        return None
     case = CASES[0]
-    launched = EXERCISE.run(kernel, _launch(case))
     try:
-        next(launched)
+        next(EXERCISE.run(kernel, _launch(case)))
         return None
     except StopIteration as stop:
         run = stop.value

@@ -16,13 +16,14 @@ from __future__ import annotations
 import numpy as np
 
 from helpers.exercises.common import Input, Output
-from helpers.exercises.compact_points_models import (HOLE, HOLE_HINT, coordinates_reordered,
-                                                     hole_from_the_next_slot, models, plane_past_z,
+from helpers.exercises.compact_points_models import (HOLE, HOLE_HINT, compared_with_nan,
+                                                     coordinates_reordered, hole_from_the_next_slot,
+                                                     models, negated_hole_test, plane_past_z,
                                                      read_at_the_row, read_from_another_plane,
                                                      read_next_to_x)
 from helpers.exercises.hidden import awkward, pick
 from helpers.exercises.kernel import KernelExercise, Launch
-from helpers.exercises.microscope import accesses_of, kernel_words, observe, written_twice
+from helpers.exercises.microscope import accesses_of, observe, written_twice
 
 JUNK_ROW = 5     # slot past n holds count + JUNK_ROW
 # (n, threads a block): never a multiple; a small one on the simulator, race-checked (a kernel
@@ -232,13 +233,20 @@ def _guard_past_n(kernels, n=10, block=64):
            "planes, but n counts the pixels" if m == 3 else ""), GUARD_HINT)
 
 
-def _nan_let_through(kernels, count, n=40, block=16):
+def _holes_at_0(n=40, block=16):
+    """The launch of a cloud of n pixels whose holes' Z is 0 in place of NaN."""
+    xyz = cloud(n)
+    xyz[2, np.isnan(xyz[2])] = 0.0
+    return _launch((n, block), xyz)
+
+
+def _nan_let_through(kernels, count):
     """A hole test that NaN passes (z <= 0.0f, z == 0.0f, z < 0.0f: every comparison with NaN
     is false): on the simulator, the same kind of cloud with its holes' Z 0 in place of NaN
     gives the right list, so the kernel does test Z."""
-    xyz = cloud(n)
-    xyz[2, np.isnan(xyz[2])] = 0.0
-    seen = observe(kernels, _launch((n, block), xyz), key="holes at 0", racecheck=False)
+    launch = _holes_at_0()
+    xyz = launch.model
+    seen = observe(kernels, launch, key="holes at 0", racecheck=False)
     if seen.error is not None or seen.outs[0].past.size or \
             not np.array_equal(seen.outs[0].got, xyz[:, xyz[2] > 0].T):
         return
@@ -253,7 +261,7 @@ def _nan_let_through(kernels, count, n=40, block=16):
 def _equal_to_nan(kernels, count):
     """Holes written as with no hole test at all, and the kernel's text compares a value with
     NAN by ==: never true, NaN equals nothing (the compiler drops such a test altogether)."""
-    test = _compared_with_nan(kernels)
+    test = compared_with_nan(kernels)
     if test is not None:
         yield (f"holes were written into the list: the last pixel, a hole, wrote row {count}, "
                f"one past the end: the hole test compares with NAN, {test} == NAN, which is "
@@ -262,33 +270,12 @@ def _equal_to_nan(kernels, count):
                "return for what is not a point: if (!(xyz[2 * n + i] > 0.0f)) return;")
 
 
-def _compared_with_nan(kernels):
-    """The text of the operand that the kernel's body (its simulated twin's source) compares
-    with NAN by ``==`` (``x == NAN`` or ``NAN == x``); None where there is none or the text
-    cannot be read."""
-    if (text := kernel_words(kernels)) is None:
+def _not_on_z(kernels, record):
+    """The exercise's words for a ! on a comparison's left side (the compiler's ``record``):
+    the hole test's, where the simulator confirms it (``negated_hole_test``); else None."""
+    if record.kind != "logical not":
         return None
-    source, tokens, words, body, end = text
-    for i in range(body + 1, end - 1):
-        if words[i] == "==" and "NAN" in (words[i - 1], words[i + 1]):
-            other = range(i + 1, end) if words[i - 1] == "NAN" else range(i - 1, body, -1)
-            last = _operand_end(words, other)
-            first, final = sorted((other[0], last))
-            return source[tokens[first].start:tokens[final].end]
-    return None
-
-
-def _operand_end(words, places):
-    """The index of the operand's last token walking over ``places`` (away from the ==): up to a
-    bracket that opens outside it, or a && || , ; at its own depth."""
-    depth, last = 0, places[0]
-    for i in places:
-        depth += (words[i] in ")]") - (words[i] in "([") if places.step < 0 else \
-            (words[i] in "([") - (words[i] in ")]")
-        if depth < 0 or depth == 0 and words[i] in ("&&", "||", ",", ";", "?", ":"):
-            return last
-        last = i
-    return last
+    return negated_hole_test(kernels, record, _launch((40, 16)), _holes_at_0())
 
 
 def _every_pixel_returned(kernels, n=40, block=16) -> bool:
@@ -381,6 +368,7 @@ EXERCISE = KernelExercise(
     cases=CASES, draw=_draw, where=_where, launch=_launch, mistakes=_mistakes, refine=_refine,
     crash_hint=GUARD_HINT + "; and " + SLOT_HINT,
     simulated="runs the race check", observed=_observed, observed_as="race-checked",
+    compared=_not_on_z,
     success=f"every valid point is in its row, in pixel order, and no hole ({len(CASES) - 1} "
             "clouds of sizes not multiples of the block; each point written by one thread, "
             "nothing written past the list)")

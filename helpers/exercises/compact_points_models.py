@@ -3,7 +3,9 @@ mistakes of the scatter leaves in points, element for element (rows as three pla
 if interleaved, the hole test turned round, a row late, holes that stopped the first point; a
 coordinate read at the point's row, or from another coordinate's plane); the reads of xyz
 past its end that a slip in a plane's index makes (``plane_past_z``); and a hole told from the
-next pixel's slot, which for the last pixel lies past slot's end (``hole_from_the_next_slot``)."""
+next pixel's slot, which for the last pixel lies past slot's end (``hole_from_the_next_slot``);
+read from the kernel's text, a comparison with NAN (``compared_with_nan``) and a ! on the hole
+test's left side alone (``negated_hole_test``)."""
 
 from __future__ import annotations
 
@@ -11,7 +13,7 @@ import itertools
 
 import numpy as np
 
-from helpers.exercises.microscope import accesses_of
+from helpers.exercises.microscope import accesses_of, kernel_words, observe, source_line
 
 HOLE = np.array(0x7FC0BEEF, np.uint32).view(np.float32)[()]   # a NaN, not the list's poison
 HOLE_HINT = ("a hole's Z is NaN, and NaN > 0.0f is false: return before writing when "
@@ -233,3 +235,76 @@ def plane_past_z(failure, n):
            f"past the end of xyz, which holds 3 * n = {3 * n} floats: its planes X, Y, Z start "
            "at 0, n and 2 * n, so no plane starts at 3 * n", "the planes count from 0: X is "
            "xyz[i], Y is xyz[n + i], Z is xyz[2 * n + i]")
+
+
+def compared_with_nan(kernels):
+    """The text of the operand that the kernel's body (its simulated twin's source) compares
+    with NAN by ``==`` (``x == NAN`` or ``NAN == x``); None where there is none or the text
+    cannot be read."""
+    if (text := kernel_words(kernels)) is None:
+        return None
+    source, tokens, words, body, end = text
+    for i in range(body + 1, end - 1):
+        if words[i] == "==" and "NAN" in (words[i - 1], words[i + 1]):
+            other = range(i + 1, end) if words[i - 1] == "NAN" else range(i - 1, body, -1)
+            last = operand_end(words, other)
+            first, final = sorted((other[0], last))
+            return source[tokens[first].start:tokens[final].end]
+    return None
+
+
+def operand_end(words, places):
+    """The index of the operand's last token walking over ``places`` (away from the ==): up to a
+    bracket that opens outside it, or a && || , ; at its own depth."""
+    depth, last = 0, places[0]
+    for i in places:
+        depth += (words[i] in ")]") - (words[i] in "([") if places.step < 0 else \
+            (words[i] in "([") - (words[i] in ")]")
+        if depth < 0 or depth == 0 and words[i] in ("&&", "||", ",", ";", "?", ":"):
+            return last
+        last = i
+    return last
+
+
+COMPARISONS = ("<", ">", "<=", ">=", "==", "!=")
+
+
+def negated_hole_test(kernels, record, holes, zeros):
+    """(problem, hint) for the compiler's ``record`` of a ! on a comparison's left side
+    (!xyz[2 * n + i] > 0.0f, which C reads as (!z) > 0.0f, true for Z == 0 alone), confirmed on
+    the simulator: the cloud of ``holes`` (NaN) wrote past the list, the same cloud with its
+    holes' Z 0 (``zeros``) came out right. None otherwise."""
+    seen = [observe(kernels, launch, key=key, racecheck=False)
+            for launch, key in ((holes, "holes NaN"), (zeros, "holes at 0"))]
+    if any(s.error is not None for s in seen) or not seen[0].outs[0].past.size or \
+            seen[1].outs[0].past.size or \
+            not np.array_equal(seen[1].outs[0].got, zeros.model[:, zeros.model[2] > 0].T):
+        return None
+    left, op, right = _negated(kernels, record.line) or ("xyz[2 * n + i]", ">", "0.0f")
+    return (f"the ! at line {record.line} applies to {left} alone, not to the comparison: C "
+            f"reads !{left} {op} {right} as (!{left}) {op} {right}, and !{left} is 1 for Z == 0 "
+            "and 0 for any other Z, NaN too, so the hole test holds for Z == 0 alone: the holes, "
+            "NaN, did not return and wrote their NaN at their slot, the next point's row (the "
+            "same cloud with its holes' Z = 0 in place of NaN came out right)",
+            f"put the whole comparison in parentheses, so that the ! applies to it: "
+            f"if (!({left} {op} {right})) return;")
+
+
+def _negated(kernels, line):
+    """(left, operator, right) of the comparison whose left side the first ! at ``line`` of the
+    kernel's body (its simulated twin's source) applies to, as the code writes them; None where
+    the text cannot be read."""
+    if (text := kernel_words(kernels)) is None:
+        return None
+    source, tokens, words, body, end = text
+    for i in range(body + 1, end - 1):
+        if words[i] != "!" or source_line(source, tokens[i].start) != line:
+            continue
+        last, depth = operand_end(words, range(i + 1, end)), 0
+        for j in range(i + 1, last):
+            depth += (words[j] in "([") - (words[j] in ")]")
+            if depth == 0 and words[j] in COMPARISONS:
+                return tuple(source[tokens[a].start:tokens[b].end]
+                             for a, b in ((i + 1, j - 1), (j, j), (j + 1, last)))
+        return None
+    return None

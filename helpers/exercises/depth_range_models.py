@@ -56,9 +56,11 @@ def end_plus_1(got, want):
 
 def rescaled(case, depth, got, want):
     """The range of other pixels or other units than the image's: in whole metres, or of the
-    pixels i = blockIdx.x * gridDim.x + threadIdx.x reaches."""
+    pixels i = blockIdx.x * gridDim.x + threadIdx.x (or threadIdx.x * blockDim.x + blockIdx.x)
+    reaches."""
     yield from in_metres(depth, got, want)
     yield from grid_for_block(case, depth, got, want)
+    yield from thread_and_block_swapped(case, depth, got, want)
 
 
 def in_metres(depth, got, want):
@@ -98,6 +100,27 @@ def grid_for_block(case, depth, got, want):
            f"in a block), so the blocks overlap{'' if grid < block else ' and leave gaps'}",
            "blocks lie blockDim.x pixels apart (gridDim.x is how many blocks there are): i = "
            "blockIdx.x * blockDim.x + threadIdx.x")
+
+
+def thread_and_block_swapped(case, depth, got, want):
+    """threadIdx.x and blockIdx.x swapped, i = threadIdx.x * blockDim.x + blockIdx.x: thread t of
+    block b looks at pixel t * blockDim.x + b, so the range is that of the pixels whose place in
+    each run of blockDim.x is below gridDim.x (named where those runs leave gaps: fewer blocks
+    than threads in a block, else the pixels reached are 0 to some k, as other slips give)."""
+    n, block = case["n"], case["block"]
+    grid = -(-n // block)
+    reach = np.unique(np.arange(block)[:, None] * block + np.arange(grid))
+    reach = reach[reach < n]
+    measured = depth[reach][depth[reach] > 0]
+    if reach.size == reach[-1] + 1 or not measured.size or \
+            got != [int(measured.min()), int(measured.max())]:
+        return
+    runs = ", ".join(f"{k * block} to {k * block + grid - 1}" for k in range(3))
+    yield (f"range is {{{got[0]}, {got[1]}}}, expected {{{want[0]}, {want[1]}}}: the range of "
+           f"pixels {runs}, ... only ({reach.size} of the {n}): i = threadIdx.x * blockDim.x + blockIdx.x has threadIdx.x and "
+           f"blockIdx.x swapped, so block b starts at pixel b, not b * {block}, and its threads "
+           f"lie {block} pixels apart, not side by side", "multiply the block's number by the block's size and add the "
+           "thread's place in it: i = blockIdx.x * blockDim.x + threadIdx.x")
 
 
 def block_0_only(case, depth, got, again):

@@ -118,7 +118,8 @@ class KernelExercise:
     (cuda_fp16.h, mma.h) and declares its kernel ``extern "C"`` itself, so SourceModule must not
     wrap it in ``extern "C" { }`` (notebook 01). A kernel that passed but reads a local before
     anything is stored in it is NOT YET (``helpers.exercises.unset``; ``unset``: its words;
-    ``compared``: its own words for two comparisons written as one).
+    ``compared``: its own words for two comparisons written as one, or a ! on a comparison's
+    left side).
 
     ``fast(kernel)``, for a chapter about speed, rates a kernel that passed: a generator that
     yields ``(what is missing, hint)`` when the kernel misses the chapter's target (the PASS

@@ -156,6 +156,7 @@ def _mistakes(fn, contexts, n):
         return
     yield from _collected_in_the_launch_loop(float(result), x, calls, order)
     yield from split_sum_models.returned_in_the_collecting_loop(fn, float(result), x, calls, order)
+    yield from split_sum_models.list_replaced(fn, float(result), x, calls, order)
     yield from split_sum_models.divided_by_the_devices(fn, float(result), x, calls, order)
     yield from _wrong_sum(float(result), x, calls, lambda m: _shares_on(fn, contexts, m))
     yield from _read_elsewhere(order)

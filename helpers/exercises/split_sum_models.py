@@ -176,6 +176,45 @@ def returned_in_the_collecting_loop(fn, got, x, calls, order):
            "partial sum is added")
 
 
+def _list_replaced(fn):
+    """(code, the statement, its list's name) of the first assignment of a one-item list display
+    to a name inside a for loop of fn's code whose name another for loop walks (started = [(k, share,
+    sums[k](share))] in the launching loop, for ... in started: after it); None where none."""
+    if (code := code_of(fn)) is None:
+        return None
+    walked = {loop.iter.id for loop in ast.walk(code.tree)
+              if isinstance(loop, ast.For) and isinstance(loop.iter, ast.Name)}
+    found = [node for loop in ast.walk(code.tree) if isinstance(loop, ast.For)
+             for node in ast.walk(loop) if isinstance(node, ast.Assign) and
+             isinstance(node.value, ast.List) and len(node.value.elts) == len(node.targets) == 1 and
+             isinstance(node.targets[0], ast.Name) and node.targets[0].id in walked]
+    return (code, found[0], found[0].targets[0].id) if found else None
+
+
+def list_replaced(fn, got, x, calls, order):
+    """The list of started sums assigned anew on each pass of the launching loop (started =
+    [(k, share, sums[k](share))]), not appended to: every device's sum started, the last one's
+    alone read, the sum that device's share alone, and fn's code assigns a list display, in a
+    loop, to a name a loop walks."""
+    devices, n = len(calls), x.size
+    bounds = [k * n // devices for k in range(devices + 1)]
+    started = [k for what, k, *_ in order if what == "start"]
+    read = [k for what, k, *_ in order if what == "read"]
+    if len(started) < 2 or read != started[-1:] or calls != [hi - lo for lo, hi in zip(
+            bounds, bounds[1:])] or got != float(x[bounds[read[0]]:bounds[read[0] + 1]].sum(
+            dtype=np.float64)) or (found := _list_replaced(fn)) is None:
+        return
+    code, node, name = found
+    never = ", ".join(f"device {k}'s" for k in started[:-1]) + \
+        (" sum was" if len(started) == 2 else " sums were")
+    yield (f"{name} holds only device {read[0]}'s partial sum: {ast.unparse(node)}, at "
+           f"{code.at(node)}, replaces the list on each pass of the loop that starts the sums, "
+           f"so {never} started but never read (its get() never ran) and the sum is device "
+           f"{read[0]}'s share alone ({got:g}, expected {x.sum(dtype=np.float64):g})",
+           f"append to the list, so that it keeps every device's: {name}.append("
+           f"{ast.unparse(node.value.elts[0])})")
+
+
 def divided_by_the_devices(fn, got, x, calls, order):
     """The sum averaged, float(total) / n (or / len(x)): the shares right, every partial sum read,
     and the sum the right one divided, exactly, by the number of devices (or of elements); the

@@ -40,15 +40,16 @@ def checked(kernel, verdict: Verdict, words: Words | None = None, compared=None)
     (``if (i < n);``), a function named without its parentheses (``__syncthreads;``), two
     comparisons written as one (``0 <= i < n``) or a ``!`` on a comparison's left side only
     (``!x < width``), which the cases' mistake, if any, comes from. ``compared(kernel, record)``:
-    the exercise's own words for two comparisons written as one, where it confirmed on the kernel
-    which comparison that is, or None for the general words."""
+    the exercise's own words for two comparisons written as one or a ! on a comparison's left
+    side (``record.kind`` tells which), where it confirmed on the kernel which comparison that
+    is, or None for the general words."""
     empty = reads(kernel, "empty body")
     if empty:
         return not_yet(*empty_body(empty[0]))
     for kind, words_of in (("not called", not_called), ("chained comparison", chained),
                            ("logical not", not_on_the_left)):
         found = reads(kernel, kind)
-        own = compared(kernel, found[0]) if found and compared and kind == "chained comparison" \
+        own = compared(kernel, found[0]) if found and compared and kind != "not called" \
             else None
         if found:
             return not_yet(*(own or words_of(found[0])))

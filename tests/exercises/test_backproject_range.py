@@ -299,6 +299,17 @@ WRONG = {
                            "it is (z_min <= z) <= z_max, and z_min <= z is 0 or 1, never above "
                            "z_max = 4 m, so the test holds for every depth: all 603 measured "
                            "pixels outside [z_min, z_max] were kept"),
+    # blind audit AC (was 'PASS: every point matches NumPy's back-projection ...'): the depth
+    # read above the bounds guard, so the threads outside the image read past depth's end
+    "depth_read_before_the_guard": ([(GUARD + "    int i = v * width + u;\n    int n = width * height;\n"
+                                      "    " + DEPTH + "\n",
+                                      "    int i = v * width + u;\n    int n = width * height;\n"
+                                      "    " + DEPTH + "\n" + GUARD)],
+                                    ["the kernel reads depth[i] (line", "before its bounds guard, "
+                                     "if (u >= width || v >= height) (line",
+                                     "as far as depth[2162] (depth holds 1665 pixels",
+                                     "Hint: the guard must come before any access to memory: move "
+                                     "if (u >= width || v >= height) return; up"]),
 }
 SIMULATOR_ONLY = {"nan_as_an_interleaved_point": "a NaN at xyz[3 * i + c] that is a point's place "
                                                   "races with that point's store on a GPU"}

@@ -182,6 +182,12 @@ WRONG = {
     "hole_test_inverted": ([("if (!(xyz[2 * n + i] > 0.0f))", "if (xyz[2 * n + i] > 0.0f)")],
                            "the hole test is inverted: the valid pixels returned",
                            "return for the holes, when !(xyz[2 * n + i] > 0.0f)"),
+    # blind audit AC (was 'the ! at line 13 applies to the left side of the comparison only: C
+    # reads !x < width as (!x) < width ... Hint: ... if (x >= width || y >= height) return;', a
+    # guard the kernel does not have): the hole test's ! on Z alone, true for Z == 0 only
+    "hole_test_not_on_z_alone": ([("if (!(xyz[2 * n + i] > 0.0f))", "if (!xyz[2 * n + i] > 0.0f)")],
+                                 "C reads !xyz[2 * n + i] > 0.0f as (!xyz[2 * n + i]) > 0.0f",
+                                 "if (!(xyz[2 * n + i] > 0.0f)) return;"),
     # blind audit E42: the row scaled to floats twice, k = 3 * slot[i], then points[3 * k]
     "row_scaled_twice": ([("int k = slot[i];", "int k = 3 * slot[i];")],
                          "a write of points", "the row was scaled to floats twice"),

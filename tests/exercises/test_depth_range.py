@@ -64,6 +64,16 @@ WRONG = {
                                 "the farthest goes in range[1]: atomicMax(&range[1], d)"),
     "only_block_0": ([("blockIdx.x * blockDim.x + threadIdx.x", "threadIdx.x")],
                      "block 0's pixels only", "blockIdx.x * blockDim.x"),
+    # blind audit AC (was 'range is {335, 7853}, expected {250, 9000}, and the race check finds
+    # no race: not every pixel was looked at, or a depth went to the other end'): threadIdx.x and
+    # blockIdx.x swapped in the index
+    "thread_and_block_swapped": ([("blockIdx.x * blockDim.x + threadIdx.x",
+                                   "threadIdx.x * blockDim.x + blockIdx.x")],
+                                 "range is {335, 7853}, expected {250, 9000}: the range of pixels "
+                                 "0 to 7, 128 to 135, 256 to 263, ... only (64 of the 1000): i = "
+                                 "threadIdx.x * blockDim.x + blockIdx.x has threadIdx.x and "
+                                 "blockIdx.x swapped",
+                                 "blockIdx.x * blockDim.x + threadIdx.x"),
     # blind audit TIA-depth_range-1: the atomics only in thread 0 of each block, dot_product's
     # one atomic a block (was 'range is {882, 7828}, expected {250, 9000}, and the race check
     # finds no race: not every pixel was looked at, or a depth went to the other end')

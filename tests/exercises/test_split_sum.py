@@ -137,6 +137,13 @@ WRONG = {
                                  "partial sum was read while", "with using(contexts[k])"),
     "total_assigned_not_added": ([(ADD, ADD.replace("+=", "="))],
                                  "the last device's share alone", "total +="),
+    # blind audit AC (was 'the sum is the last device's share alone: each partial sum replaced
+    # the one before (total = ...) ... Hint: ... total += ...', which the learner had): the list
+    # of started sums reassigned in the launching loop, not appended to
+    "started_reassigned_not_appended": ([(CALL, "started = [(k, share, sums[k](share))]")],
+                                        "started holds only device 1's partial sum: started = "
+                                        "[(k, share, sums[k](share))], at line",
+                                        "started.append((k, share, sums[k](share)))"),
     # blind audit Q33 (was 'your function raised LaunchError: ... Hint: a copy or a sum failed:
     # call sums[k] inside `with using(contexts[k]):` ...', though every sum was called there)
     "partial_sums_added_as_gpuarrays": ([(ADD, "total += partial")],
@@ -227,7 +234,7 @@ SPLIT_MISTAKES = {"device_0_alone", "tail_left_out", "shares_overlap", "outside_
                   "collected_inside_the_launch_loop", "last_device_left_out",
                   "sliced_to_hi_plus_one", "every_share_to_sums_0", "n_from_len_x",
                   "return_inside_the_collecting_loop", "divided_by_the_devices",
-                  "share_uploaded_outside_the_context"}
+                  "share_uploaded_outside_the_context", "started_reassigned_not_appended"}
 """Mistakes in how the work is split between devices: with one device there is nothing to split
 (the H200 run passed them all, and its verdict says to check on the simulator's two devices)."""
 
