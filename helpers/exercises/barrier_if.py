@@ -31,14 +31,15 @@ def _thread_names(words, body, end):
     return names
 
 
-def barriers_in_thread_ifs(kernels) -> list:
-    """(line, the condition's words, the names in it that differ between threads) for each
-    __syncthreads in the body of an if (braced or one statement) whose condition reads a name
-    that differs between the threads of a block; [] where there is none or no text to read."""
+def _thread_ifs(kernels):
+    """(source, tokens, words, the body's end, and for each if in the kernel's body whose
+    condition reads a name that differs between the threads of a block: (the if's index, its
+    condition's words, those names, the index of its body's last word)); None where there is no
+    text to read."""
     from helpers.sim.compile.kernel_text import Unreadable, closing
 
     if (text := kernel_words(kernels)) is None:
-        return []
+        return None
     source, tokens, words, body, end = text
     names, found = _thread_names(words, body, end), []
     try:
@@ -46,14 +47,41 @@ def barriers_in_thread_ifs(kernels) -> list:
             if words[k] != "if" or words[k + 1] != "(":
                 continue
             shut = closing(tokens, k + 1)
-            cond = words[k + 2:shut]
             last = closing(tokens, shut + 1) if words[shut + 1] == "{" else \
                 words.index(";", shut + 1)
-            varying = sorted(names.intersection(cond))
-            found += [(source_line(source, tokens[i].start), cond, varying)
-                      for i in range(shut + 1, last) if varying and words[i] == "__syncthreads"]
+            if varying := sorted(names.intersection(words[k + 2:shut])):
+                found.append((shut, words[k + 2:shut], varying, last))
     except (Unreadable, ValueError, IndexError):
+        return None
+    return source, tokens, words, end, found
+
+
+def barriers_in_thread_ifs(kernels) -> list:
+    """(line, the condition's words, the names in it that differ between threads) for each
+    __syncthreads in the body of an if (braced or one statement) whose condition reads a name
+    that differs between the threads of a block; [] where there is none or no text to read."""
+    if (text := _thread_ifs(kernels)) is None:
         return []
+    source, tokens, words, _, ifs = text
+    return [(source_line(source, tokens[i].start), cond, varying)
+            for shut, cond, varying, last in ifs for i in range(shut + 1, last)
+            if words[i] == "__syncthreads"]
+
+
+def returns_before_barriers(kernels) -> list:
+    """(the return's line, the condition's words, the line of the first __syncthreads after
+    the if) for each return in the body of an if whose condition differs between the threads
+    of a block, followed in the kernel's body by a __syncthreads that the threads which return
+    never reach; [] where there is none or no text to read."""
+    if (text := _thread_ifs(kernels)) is None:
+        return []
+    source, tokens, words, end, ifs = text
+    found = []
+    for shut, cond, _, last in ifs:
+        barriers = [b for b in range(last + 1, end) if words[b] == "__syncthreads"]
+        found += [(source_line(source, tokens[i].start), cond,
+                   source_line(source, tokens[barriers[0]].start))
+                  for i in range(shut + 1, last + 1) if barriers and words[i] == "return"]
     return found
 
 

@@ -234,6 +234,14 @@ def _models(image):
                f"the window is {len(cols)} x {len(rows)} pixels, not {len(WINDOW)} x {len(WINDOW)}",
                "the window has 2 * RADIUS + 1 pixels each way: dy and dx run from 0 to 2 * "
                "RADIUS, both included (<=)")
+    for rows, cols, which, loop in (((RADIUS,), WINDOW, "row", "dy"), (WINDOW, (RADIUS,),
+                                                                     "column", "dx")):
+        yield (reference(image, rows=rows, cols=cols), f"each pixel is 1/{len(WINDOW) ** 2} of "
+               f"its window's last {which} alone, the {len(WINDOW)} pixels of {which} "
+               f"{_off(loop[1], RADIUS)}: the sum is "
+               f"reset to 0 inside the {loop} loop, so it starts over for each {which}",
+               "set the sum to 0 once, before both loops: float sum = 0.0f; then for dy, for dx: "
+               "sum += tile[threadIdx.y + dy][threadIdx.x + dx]")
     for factor in ((2 * RADIUS + 1) ** 2, 2 * RADIUS + 1):
         yield (reference(image) * np.float32(factor), f"the results are {factor} times too large",
                f"divide the sum by the window's {(2 * RADIUS + 1) ** 2} pixels: multiply by "

@@ -13,7 +13,8 @@ import numpy as np
 from helpers.exercises import speed, unset as unset_reads
 from helpers.exercises.common import Input, Output
 from helpers.exercises.dot_product_models import (first_warp_read_nothing, model, one_sum_past,
-                                                 store_before_the_sums, wrong_sums)
+                                                 read_not_added, store_before_the_sums,
+                                                 wrong_sums)
 from helpers.exercises.hidden import awkward
 from helpers.exercises.kernel import KernelExercise, Launch
 from helpers.exercises.microscope import (accesses_of, body_words, kernel_words, observe,
@@ -148,6 +149,10 @@ def _mistakes(case, run):
                                  wrong="the sum is wrong")
     yield from _added_into_unset(kernels)
     yield from _warps_placed_in_grid(kernels)
+    first = np.arange(products.size) % (case["block"] * case["grid"]) % case["block"] < 32
+    if _close(got, products[first].sum()):
+        yield from read_not_added(accesses_of(kernels, _launch(PLACES), "warp sums read", 4096),
+                                  PLACES["block"] // 32)
     yield from matches(got, wrong_sums(products, case["block"], case["grid"]), _close)
     yield from _unset(kernels)
     yield from _not_shared(kernels)

@@ -240,6 +240,31 @@ def first_warp_read_nothing(kept, warps, text):
            "warp_sums[lane] : 0.0f, warps = blockDim.x / 32")
 
 
+def read_not_added(kept, warps):
+    """(problem, hint) for a sum that is each block's first warp's alone where a trace of the
+    first block (``kept``: its accesses, ``warps`` warps a block) shows lane 0 of every warp
+    storing its warp's element of shared memory and lanes 0 to ``warps`` - 1 of the first warp
+    reading one each: the sums were read, but never added together (no warp_sum over them), so
+    lane 0's atomicAdd took the one it read itself."""
+    ours = kept[kept["shared"] & (kept["block"] == 0)] if kept is not None else None
+    if ours is None or not len(ours):
+        return
+    stores, reads = ours[ours["write"]], ours[~ours["write"]]
+    if sorted(zip(stores["thread"].tolist(), stores["index"].tolist())) != \
+            [(32 * w, w) for w in range(warps)] or \
+            sorted(zip(reads["thread"].tolist(), reads["index"].tolist())) != \
+            [(w, w) for w in range(warps)]:
+        return
+    array = ours[0]["array"]
+    yield (f"{array} was filled and read (on the simulator, with {warps} warps a block, lane 0 "
+           f"of each warp stored {array}[0] to [{warps - 1}] and lanes 0 to {warps - 1} of the "
+           f"first warp read them), but the sum is each block's first warp's alone: lane 0's "
+           f"atomicAdd added only {array}[0], the value it read itself: the values the first "
+           "warp's lanes read were never added together with warp_sum",
+           "add them before lane 0's atomicAdd: v = warp_sum(lane < blockDim.x / 32 ? "
+           f"{array}[lane] : 0.0f)")
+
+
 def one_sum_past(words, warps, array):
     """(problem, hint) where lanes 0 to ``warps`` of the first warp read ``array`` (the warp
     sums), one more than the block's ``warps`` warps wrote: the lane test written lane <= warps

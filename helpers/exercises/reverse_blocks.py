@@ -27,7 +27,8 @@ from helpers.exercises.microscope import accesses_of, observe, race_mistake, syn
 from helpers.exercises.origin import Wrong
 from helpers.exercises.reverse_blocks_models import (BLOCK, j_as_the_lane, len_of_the_last_block,
                                                      len_one_short, len_one_too_many,
-                                                     load_guard_global, mirrored_twice, reference)
+                                                     load_guard_global, minus_j_outside,
+                                                     mirrored_twice, reference)
 
 CASES = [1000, 77, 3 * BLOCK, 5003]
 """n: a partial last block (race-checked), a block alone, whole blocks, many blocks."""
@@ -289,6 +290,7 @@ def _mistakes(n, run):
         yield from mirrored_twice(run)
     yield from len_one_short(n, run, want)
     yield from len_of_the_last_block(n, run)
+    yield from minus_j_outside(n, run, want)
     for model, problem, hint in models:
         right = ~np.isnan(model)
         if np.array_equal(got[right], model[right]) and right.sum() > n // 2:

@@ -182,3 +182,21 @@ def len_of_the_last_block(n, run):
            f"out[{BLOCK - 1}] of each full block were never written",
            "each block counts its own elements: len = min(BLOCK, n - start), BLOCK in every full "
            "block and n - start in the last")
+
+
+def minus_j_outside(n, run, want):
+    """out[start + j] = s[len - 1] - j: every thread read the block's last element and took j
+    off its value, the - j outside the brackets (the model, exact in float)."""
+    i = np.arange(n)
+    j, got = i % BLOCK, run.out.got
+    lens = np.minimum(BLOCK, n - (i - j))
+    model = run.model[i - j + lens - 1] - j.astype(np.float32)
+    bad = np.flatnonzero(got != want)
+    if not bad.size or not np.array_equal(got, model):
+        return
+    k = int(bad[0])
+    yield (f"out[start + j] is s[len - 1] minus j: every thread read its block's last element, "
+           f"s[len - 1], and subtracted j from its value (out[{k}] = s[{lens[k] - 1}] - {j[k]} = "
+           f"{got[k]:g}, where s[{lens[k] - 1 - j[k]}] = {want[k]:g} belongs): the - j is outside "
+           "the brackets, so it takes j off the value, not off the index",
+           "move - j inside the brackets, into the index: out[start + j] = s[len - 1 - j]")

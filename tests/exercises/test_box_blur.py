@@ -1,11 +1,10 @@
-"""The box-blur exercise of notebook 06 (helpers.exercises.box_blur): the solution passes, the
-stub fails, and each known mistake fails with the hint written for it: a missing barrier (found
-by the race check, whatever order the threads ran in), a halo off by one, edges not clamped,
-threads that return before loading their part of the tile. A right blur that reads its window from
-global memory, or its tile with bank conflicts, passes but is not FAST on the simulator (its
-trace); on a GPU the speed is timed (``gpu_timing``). The solution and its variants are compiled
-as one module (on a GPU, a second time by the simulator, which runs the race check and the
-trace)."""
+"""The box-blur exercise of notebook 06 (helpers.exercises.box_blur): the solution passes, the stub
+fails, and each known mistake fails with the hint written for it: a missing barrier (found by the race
+check, whatever order the threads ran in), a halo off by one, edges not clamped, threads that return
+before loading their part of the tile. A right blur that reads its window from global memory, or its
+tile with bank conflicts, passes but is not FAST on the simulator (its trace); on a GPU the speed is
+timed (``gpu_timing``). The solution and its variants are compiled as one module (on a GPU, a second
+time by the simulator, which runs the race check and the trace)."""
 
 import re
 
@@ -24,6 +23,9 @@ GUARD = ("    if (x >= width || y >= height)                   // only now: thes
          "a part\n        return;\n")
 EARLY = "    // The tile is larger than the block"
 MEAN = " * (1.0f / ((2 * RADIUS + 1) * (2 * RADIUS + 1)))"   # the sum made the window's mean
+SUM = KERNEL[KERNEL.index("    float sum = 0.0f;"):KERNEL.index("    out[y * width + x] =")]
+RESET = ("    float sum;\n    for (int {a} = 0; {a} <= 2 * RADIUS; {a}++) {{\n        sum = 0.0f;\n        for "
+         "(int {b} = 0; {b} <= 2 * RADIUS; {b}++)\n            sum += tile[threadIdx.y + dy][threadIdx.x + dx];\n    }}\n")
 
 # name: (replacements in the solution, words the NOT YET line must contain)
 TWO_LOOPS = ("    for (int ty = threadIdx.y; ty < TILE_Y; ty += BLOCK_Y)\n"
@@ -34,6 +36,11 @@ FLAT_LOOP = ("    for (int k = threadIdx.y * BLOCK_X + threadIdx.x; k < TILE_X *
              "        int ty = k / TILE_X, tx = k % TILE_X;\n"
              "        tile[ty][tx] =")
 WRONG = {
+    # blind audit AC (was '3465 of 3465 pixels are wrong ... Hint: compare your kernel with the
+    # TODOs: tile[ty][tx] holds ...', silent on the sum): the sum reset inside the dy loop (or dx)
+    **{f"sum_reset_in_the_{w}_loop": ([(SUM, RESET.format(a=a, b=b))], [f"each pixel is 1/25 of its window's "
+        f"last {w} alone, the 5 pixels of {w} {c} + 2", f"the sum is reset to 0 inside the {a} loop",
+        "Hint: set the sum to 0 once"]) for w, a, b, c in (("row", "dy", "dx", "y"), ("column", "dx", "dy", "x"))},
     # blind audit X12 (was '3465 of 3465 pixels are wrong ... Hint: compare your kernel with the
     # TODOs: tile[ty][tx] holds ...', the indices being right): a tile of each thread's own
     "tile_not_shared": ([("    __shared__ float tile[TILE_Y][TILE_X];",
@@ -356,15 +363,11 @@ def test_the_stub_fails_saying_nothing_is_blurred(capsys):
 
 # The simulator only: on a GPU an index past a shared array's end may be an illegal address,
 # which leaves the CUDA context unusable for every test after it in the process.
-SIMULATOR_ONLY = dict.fromkeys(("tile_declared_too_small", "tile_indices_swapped",
-                                "tile_rows_step_by_block_x", "window_from_minus_radius",
-                                "tile_loop_from_threadIdx_x_plus_1", "flat_load_split_by_block_x",
-                                "flat_load_split_by_tile_y"),  # (on a GPU, rows never loaded hold garbage)
-                               "an overrun of shared memory may break the GPU's context")
-SIMULATOR_ONLY.update(tile_not_shared="its window reads elements of a thread's own array that "
-                                      "no thread loaded: garbage on a GPU",
-                      radius_added_twice="an overrun of shared memory may break the GPU's context",
-                      window_at_image_coordinates="an overrun of shared memory may break the GPU's context",
+SIMULATOR_ONLY = dict.fromkeys((  # (on a GPU, rows never loaded hold garbage)
+    "tile_declared_too_small", "tile_indices_swapped", "tile_rows_step_by_block_x", "window_from_minus_radius",
+    "tile_loop_from_threadIdx_x_plus_1", "flat_load_split_by_block_x", "flat_load_split_by_tile_y",
+    "radius_added_twice", "window_at_image_coordinates"), "an overrun of shared memory may break the GPU's context")
+SIMULATOR_ONLY.update(tile_not_shared="its window reads elements of a thread's own array no thread loaded: garbage on a GPU",
                       barrier_inside_the_loop="a race: on a GPU the values depend on the warps' order",
                       tile_stored_at_the_threads_slot="on a GPU, the slots never stored hold garbage")
 

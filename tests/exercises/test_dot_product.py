@@ -30,6 +30,12 @@ WRONG = [
     ("only_the_first_warp",
      variant(KERNEL, (TAIL, "    if (threadIdx.x == 0)\n        atomicAdd(result, v);\n}\n")),
      ["only the first warp of each block counted", "warp_sums[warp]"]),
+    # blind audit AC (was 'only the first warp of each block counted ... Hint: lane 0 of every
+    # warp writes its sum to warp_sums[warp]; ...', which it did): the warp sums read, not added
+    ("warp_sums_read_not_added",
+     variant(KERNEL, (FIRST_WARP, "        v = lane < warps ? warp_sums[lane] : 0.0f;\n")),
+     ["lanes 0 to 3 of the first warp read them", "lane 0's atomicAdd added only warp_sums[0]",
+      "never added together with warp_sum", "Hint: add them before lane 0's atomicAdd: v = warp_sum("]),
     # blind audit G21, G22 (were 'the result is NaN: the kernel read x or y past n ..., or an
     # element of a __shared__ array that no thread ... had written' and 'the sum is ...')
     ("warp_sums_stored_by_thread_0",

@@ -66,6 +66,15 @@ WRONG = {
                                 ["1 of 1024 outputs are wrong (the first is out[1023]): thread "
                                  "127 of block 7 did not load s[blockDim.x + 1], the right halo",
                                  "(in[n] is in[n - 1])"]),
+    # blind audit AC (was 'FAST: the gradient matches NumPy's for 6 sizes ...', a barrier that
+    # only some threads reach): the guard moved above the barrier, after the loads
+    "return_before_the_barrier": ([(BARRIER + GUARD, GUARD + BARRIER)],
+                                  ["in the last block (block 7, n = 1000) the threads with "
+                                   "i >= n, threads 104 to 127, return at line",
+                                   "that the others wait at",
+                                   "Hint: every thread of the block must reach the barrier, "
+                                   "those past n too: move the return after the "
+                                   "__syncthreads()"]),
     "return_before_loading": ([(GUARD, ""), ("    int j =", GUARD + "    int j =")],
                               ["the last alone", "return after the barrier"]),
     # blind audit TAAA-gradient-1 (was '1 of 1000 outputs are wrong (the first is out[999]),

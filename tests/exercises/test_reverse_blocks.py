@@ -18,6 +18,14 @@ STORE = "out[start + j] = s[len - 1 - j]"
 
 # name: (replacements in the solution, words the NOT YET line must contain)
 WRONG = {
+    # blind audit AC (was '996 of 1000 elements are wrong (the first is out[1] = -1.73828 ...):
+    # ... Hint: element j of the block's output is its element len - 1 - j ...', silent on the
+    # slip): the - j outside the brackets, s[len - 1] - j
+    "minus_j_outside_the_brackets": ([("s[len - 1 - j];", "s[len - 1] - j;")],
+                                     ["is s[len - 1] minus j", "out[1] = s[255] - 1",
+                                      "the - j is outside the brackets",
+                                      "Hint: move - j inside the brackets, into the index: "
+                                      "out[start + j] = s[len - 1 - j]"]),
     # blind audit TOB-reverse_blocks-1: the load guarded by j < n where j < len belongs (was 'a
     # read of in[1000] ... Hint: ... a guard like if (i < n)', a guard like the learner's own)
     "load_guarded_by_j_lt_n": ([("    if (j < len)\n        s[j]", "    if (j < n)\n        s[j]")],
