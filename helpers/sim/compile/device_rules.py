@@ -55,7 +55,7 @@ def check(user_code, source, what):
         return
     functions, variables, members = _read(tokens)
     own_functions, own_variables, own_structs = _declared_in(source)
-    variables &= own_variables
+    variables = {name: const for name, const in variables.items() if name in own_variables}
     unmarked = {name for name, (marks, _) in functions.items() if not marks}
     host = unmarked & own_functions
     host_members = {name: struct for name, struct in members.items() if name in host}
@@ -69,10 +69,10 @@ def check(user_code, source, what):
             returned = _kernel_returns(tokens, parameters) if "__sim_global__" in marks else None
             if returned:
                 raise said.kernel_returns_error(what, name, returned, source)
-            outside = variables - _locals(tokens, parameters, end)
+            outside = variables.keys() - _locals(tokens, parameters, end)
             for i in _evaluated(tokens, start, end):
                 text = tokens[i].text
-                if _reads(tokens, i, outside):
+                if _reads(tokens, i, outside) and not (variables[text] and _folded(tokens, i, start)):
                     raise said.host_variable_error(what, text, name, source)
                 if _calls(tokens, i, host):
                     raise said.host_function_error(what, text, name, source)
@@ -110,6 +110,26 @@ def _kernel_returns(tokens, parameters):
     return " ".join(kept) if "__sim_global__" in words and kept != ["void"] and kept else None
 
 
+def _folded(tokens, i, start):
+    """tokens[i], a const array's name, is subscripted by a constant (W[1], W[1 + 1]) in the
+    initializer of a local's declaration (float y = W[1] * x;), where nvcc's front end folds the
+    element into its value: device code never reads the array, and nvcc takes it (W[i], or W[1]
+    in any other statement, it refuses)."""
+    if i + 1 >= len(tokens) or tokens[i + 1].text != "[":
+        return False
+    if any(t.kind == "word" for t in tokens[i + 2:closing(tokens, i + 1)]):
+        return False
+    k = i
+    while k > start and tokens[k - 1].text not in (";", "{", "}"):
+        k -= 1
+    statement = tokens[k:i]
+    if [t.text for t in statement[:2]] == ["for", "("]:
+        statement = statement[2:]
+    equals = next((j for j, t in enumerate(statement) if t.text == "="), None)
+    return bool(statement) and _a_type(statement[0]) and equals is not None and equals >= 2 \
+        and statement[equals - 1].kind == "word"
+
+
 def _evaluated(tokens, start, end):
     """The indices of tokens[start:end] outside sizeof's operands, which are never evaluated."""
     i = start
@@ -125,9 +145,9 @@ def _read(tokens):
     """({name: (its marks, the set of __sim_device__ and __sim_global__ where declared so,
     [(its parameters' "(", body start, body end, whether that definition is marked)])} of the
     functions defined or declared outside any function's body (free and member functions),
-    {names of the variables declared outside any function and any struct without a mark},
+    {name: whether const, of the variables declared outside any function and struct unmarked},
     {member function's name: its struct's})."""
-    functions, variables, members, i, start = {}, set(), {}, 0, 0  # start: the declaration's first
+    functions, variables, members, i, start = {}, {}, {}, 0, 0  # start: the declaration's first
     scopes = []  # for each scope open here: its struct's name, or None for a namespace's
     while i < len(tokens):
         text = tokens[i].text
@@ -139,7 +159,7 @@ def _read(tokens):
             if text == "}" and scopes:
                 scopes.pop()
             elif text == ";" and all(scope is None for scope in scopes):
-                variables |= _variables(tokens[start:i])
+                variables.update(_variables(tokens[start:i]))
             i, start = i + 1, i + 1
             continue
         if text == "(" and i > start and tokens[i - 1].kind == "word":
@@ -177,14 +197,15 @@ def _struct_named(declaration):
 
 
 def _variables(declaration):
-    """The names a declaration outside any function declares as host variables: none where it
-    is marked (__device__, __constant__, __managed__, __shared__), a type's, or a function's,
-    and where it is const only its arrays (nvcc lets device code read a const number)."""
+    """{name: whether const} of what a declaration outside any function declares as host
+    variables: none where it is marked (__device__, __constant__, __managed__, __shared__), a
+    type's, or a function's, and where it is const only its arrays (nvcc lets device code read a
+    const number)."""
     words = {t.text for t in declaration}
     if not declaration or words & _NOT_HOST_VARIABLES or any(t.text == "(" for t in declaration):
-        return set()
+        return {}
     arrays_only = bool(words & {"const", "constexpr"})
-    names, depth, value = set(), 0, False  # value: in a declarator's initializer
+    names, depth, value = {}, 0, False  # value: in a declarator's initializer
     for k, t in enumerate(declaration):
         depth += (t.text in ("[", "{")) - (t.text in ("]", "}"))
         if depth == 0 and t.text in ("=", ","):
@@ -192,7 +213,7 @@ def _variables(declaration):
         after = declaration[k + 1].text if k + 1 < len(declaration) else ";"
         if depth == 0 and not value and t.kind == "word" and k > 0 \
                 and after in (("[",) if arrays_only else ("=", "[", ",", ";")):
-            names.add(t.text)
+            names[t.text] = arrays_only
     return names
 
 

@@ -69,6 +69,21 @@ SOURCES = {  # name: (source, nvcc's verdict: None where it compiles, else the r
                         diagnosed.HOST_VARIABLE),
     "static_const_array": ("static const float w[2] = {1, 2};\n" + KERNEL.format("o[0] = w[0];"),
                            diagnosed.HOST_VARIABLE),
+    # nvcc's front end folds a const array's element at a constant index into a local's
+    # initializer, and refuses every other read of the array
+    "const_array_element_folded": ("const float w[3] = {0.25f, 0.5f, 0.25f};\n"
+                                   + KERNEL.format("float y = w[1] * n, z = w[1 + 1]; o[0] = y + z; "
+                                                   "for (float t = w[0]; t < 1; t += 1) o[1] = t;"),
+                                   None),
+    "const_array_element_assigned": ("const float w[3] = {0.25f, 0.5f, 0.25f};\n"
+                                     + KERNEL.format("float y; y = w[1]; o[0] = y;"),
+                                     diagnosed.HOST_VARIABLE),
+    "const_array_at_a_thread_s_index": ("const float w[3] = {0.25f, 0.5f, 0.25f};\n"
+                                        + KERNEL.format("float y = w[threadIdx.x % 3]; o[0] = y;"),
+                                        diagnosed.HOST_VARIABLE),
+    "host_array_element_in_an_initializer": ("float w[3] = {0.25f, 0.5f, 0.25f};\n"
+                                             + KERNEL.format("float y = w[1]; o[0] = y;"),
+                                             diagnosed.HOST_VARIABLE),
     "host_array_in_sizeof": ("const float w[3] = {0.25f, 0.5f, 0.25f};\n"
                              + KERNEL.format("o[0] = sizeof(w) / sizeof(w[0]);"), None),
     "const_numbers": ("const float scale = 2.5f;\nconstexpr double shift = 1.5;\n"
