@@ -359,7 +359,7 @@ def _power(d, where, source):
 _RULES = {
     "math argument": math_calls.refused, "host function": device_code.host_function,
     "host library": device_code.host_library, "kernel returns": device_code.kernel_returns,
-    "exception": device_code.exception,
+    "exception": device_code.exception, "dynamic initializer": device_code.dynamic_initializer,
     "kernel called": device_code.kernel_called, "host variable": device_code.host_variable,
     "shared initializer": device_code.shared_initializer,
     "variable length array": device_code.variable_length_array,

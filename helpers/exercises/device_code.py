@@ -2,7 +2,7 @@
 (helpers/sim/compile/device_rules.py, and g++'s -Werror=vla): a call of the learner's own
 function declared without __device__ (a member function, a constructor), the C++ standard
 library (std::vector, std::swap), a kernel called like a function or returning a value, try and
-throw, a variable of the host's read, a __shared__ variable's initializer, a local array sized at
+throw, a __constant__ variable's initializer that calls a function, a variable of the host's read, a __shared__ variable's initializer, a local array sized at
 run time. Each reads its record's fields (diagnosed.py)."""
 
 from __future__ import annotations
@@ -42,6 +42,14 @@ def kernel_returns(d, where, source):
             "nothing, as a launch has no caller to hand a value to",
             f"declare it __global__ void {kernel}(...) and store each result in the output array "
             "(out[i] = ...), which the host copies back")
+
+
+def dynamic_initializer(d, where, source):
+    variable, called = (d.names + ("it", "a function"))[:2]
+    return (f"{where}: the initializer of {variable} calls {called}(), and a __device__ or "
+            "__constant__ variable takes only a constant: its memory is set when the module "
+            "loads, before any code runs", f"write the value as a number, or set {variable} "
+            "from the host before the launch")
 
 
 def exception(d, where, source):

@@ -34,8 +34,8 @@ from .lines import PARSED
 from .source import INCLUDE_DIR, INCLUDE_IN_LINE_TABLES, anywhere
 
 # Raised with every change to what a built module does, so that no cached build outlives it (the
-# history is git's): 28, more of what nvcc refuses in device code and g++ took is refused too.
-SIM_VERSION = "28"
+# history is git's): 29, more of what nvcc refuses in device code and g++ took is refused too.
+SIM_VERSION = "29"
 CXX_FLAGS = ["-std=c++17", "-O2", "-fPIC", "-pthread", "-fno-strict-aliasing",
              # the learner's __device__ functions may be inlined, as nvcc inlines them, although
              # -fPIC lets another library stand in for a global function (the link's -Bsymbolic

@@ -5,8 +5,8 @@ preprocessor), with its record (diagnosed.py) for the checkers."""
 import re
 
 from ..errors import CompileError
-from .diagnosed import (EXCEPTION, HOST_FUNCTION, HOST_LIBRARY, HOST_VARIABLE, KERNEL_CALLED,
-                        KERNEL_RETURNS, SHARED_INITIALIZER, Diagnostic)
+from .diagnosed import (DYNAMIC_INIT, EXCEPTION, HOST_FUNCTION, HOST_LIBRARY, HOST_VARIABLE,
+                        KERNEL_CALLED, KERNEL_RETURNS, SHARED_INITIALIZER, Diagnostic)
 from .kernel_text import NOT_A_TYPE
 from .source import numbered_lines
 from .standard_library import library_advice
@@ -128,3 +128,16 @@ def shared_initializer_error(what, tokens, i, source):
         f"in it.\nnote: declare it without one, set it from one thread (if (threadIdx.x == 0) "
         f"{name} = ...;), then __syncthreads() before the others read it.",
         SHARED_INITIALIZER, (name,))
+
+
+def dynamic_initializer_error(what, variable, called, source):
+    declared = re.compile(rf"\b{re.escape(variable)}\b[^;]*=[^;]*\b{re.escape(called)}\s*\(")
+    return _refusal(
+        what, _first_line(source, declared.search),
+        f"the initializer of {variable} calls {called}() (nvcc: dynamic initialization is not "
+        "supported for a __device__ or __constant__ variable): a GPU's memory is set when the "
+        "module loads, before any code runs, so its initial value must be a constant.\nnote: "
+        f"write the value as a number (a literal, or arithmetic on literals), or set {variable} "
+        "from the host (module.get_global, then memcpy_htod) or from a kernel.",
+        DYNAMIC_INIT, (variable, called))
+

@@ -53,8 +53,12 @@ def check(user_code, source, what):
         tokens = read_tokens(user_code, 0, len(user_code))
     except Unreadable:
         return
-    functions, variables, members = _read(tokens)
+    functions, variables, members, initialized = _read(tokens)
     own_functions, own_variables, own_structs = _declared_in(source)
+    constexpr = set(_CONSTEXPR.findall(_COMMENT.sub(" ", source)))
+    for variable, called in initialized:
+        if variable in own_variables and called not in constexpr:
+            raise said.dynamic_initializer_error(what, variable, called, source)
     variables = {name: const for name, const in variables.items() if name in own_variables}
     unmarked = {name for name, (marks, _) in functions.items() if not marks}
     host = unmarked & own_functions
@@ -146,8 +150,10 @@ def _read(tokens):
     [(its parameters' "(", body start, body end, whether that definition is marked)])} of the
     functions defined or declared outside any function's body (free and member functions),
     {name: whether const, of the variables declared outside any function and struct unmarked},
-    {member function's name: its struct's})."""
+    {member function's name: its struct's}, [(a __device__ or __constant__ variable, the function
+    its initializer calls)])."""
     functions, variables, members, i, start = {}, {}, {}, 0, 0  # start: the declaration's first
+    initialized = []
     scopes = []  # for each scope open here: its struct's name, or None for a namespace's
     while i < len(tokens):
         text = tokens[i].text
@@ -160,6 +166,7 @@ def _read(tokens):
                 scopes.pop()
             elif text == ";" and all(scope is None for scope in scopes):
                 variables.update(_variables(tokens[start:i]))
+                initialized += _initializer_calls(tokens[start:i])
             i, start = i + 1, i + 1
             continue
         if text == "(" and i > start and tokens[i - 1].kind == "word":
@@ -183,7 +190,27 @@ def _read(tokens):
             i = closing(tokens, i) + 1
             continue
         i += 1
-    return functions, variables, members
+    return functions, variables, members, initialized
+
+
+def _initializer_calls(declaration):
+    """[(name, function)] where ``declaration``, of a __device__, __constant__ or __managed__
+    variable, calls a function in its initializer (__constant__ float s = sqrtf(2.0f);): nvcc
+    refuses it ("dynamic initialization is not supported for a __constant__ variable"), as a
+    GPU's memory is set before any code runs. A cast (float(2)), sizeof and the compiler's
+    builtins (INFINITY's) are constants."""
+    words = [t.text for t in declaration]
+    if not set(words) & {"__sim_device__", "__sim_constant__", "__sim_managed__"} or "=" not in words:
+        return []
+    equals = words.index("=")
+    name = next((w for w, t in zip(reversed(words[:equals]), reversed(declaration[:equals]))
+                 if t.kind == "word"), None)
+    for k in range(equals + 1, len(declaration) - 1):
+        t = declaration[k]
+        if t.kind == "word" and words[k + 1] == "(" and t.text not in ("sizeof", "alignof") \
+                and not _a_type(t) and not t.text.startswith("__builtin_"):
+            return [(name, t.text)]
+    return []
 
 
 def _struct_named(declaration):
@@ -220,6 +247,7 @@ def _variables(declaration):
 _DECLARED = re.compile(r"(\w+)[ \t*&]+(?:\w+::)?([A-Za-z_]\w*)\s*([(=;,\[])")
 _STRUCT = re.compile(r"\b(?:struct|class)\s+([A-Za-z_]\w*)")
 _COMMENT = re.compile(r"//[^\n]*|/\*.*?\*/", re.S)
+_CONSTEXPR = re.compile(r"\bconstexpr\b[^;{(=]*?\b(\w+)\s*\(")
 
 
 def _declared_in(source):

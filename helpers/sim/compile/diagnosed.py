@@ -29,14 +29,12 @@ fields each fills:
   namespaces left out (a class's, ``("matrix_a", "16", "16", "16", "float", "row_major")``; a
   function's, those its ``[with ...]`` binds, in order), ``expression`` the learner's name or
   call at the column (``fa``);
-- MATH_ARGUMENT, "math argument": a math function on types CUDA's device code has no version
-  for (sqrt of an int, min of an int and a float; compile/math_arguments.py, whose
-  MathArgumentError carries this record): ``names`` the function, ``types`` the arguments';
+- MATH_ARGUMENT: a math function on types device code has no version for (sqrt of an int;
+  math_arguments.MathArgumentError carries it): ``names`` the function, ``types`` the arguments';
 - HOST_FUNCTION, HOST_LIBRARY, KERNEL_CALLED, HOST_VARIABLE, SHARED_INITIALIZER, EXCEPTION
-  (device_rules): ``names`` what was called, read, set or used, then by whom; KERNEL_RETURNS too:
-  the kernel, then the type it returns;
-- VLA, a local array sized at run time (``names``: the array); OTHER: any other error (file,
-  line and column only).
+  (device_rules): ``names`` what was called, read, set or used, then by whom; KERNEL_RETURNS: the
+  kernel, its return type; DYNAMIC_INIT: the variable, the function its initializer calls;
+- VLA, a local array sized at run time (``names``: the array); OTHER: any other (its place).
 
 An error g++ places in a macro of the prelude's (``int i = threadIdx;``: the conversion is in
 ``threadIdx``'s expansion) is read at the learner's line that used the macro, with the macro's
@@ -59,6 +57,7 @@ NO_MATCH, POWER, REFUSED = "no matching function", "** as a power", "refused by 
 MATH_ARGUMENT, HOST_FUNCTION, KERNEL_CALLED = "math argument", "host function", "kernel called"
 SHARED_INITIALIZER, VLA, EXCEPTION = "shared initializer", "variable length array", "exception"
 HOST_VARIABLE, HOST_LIBRARY, KERNEL_RETURNS = "host variable", "host library", "kernel returns"
+DYNAMIC_INIT = "dynamic initializer"
 
 
 @dataclasses.dataclass(frozen=True)

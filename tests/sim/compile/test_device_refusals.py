@@ -33,6 +33,8 @@ def test_the_record_names_the_function_its_caller_and_the_learner_s_line():
      "the kernel k is declared to return float (nvcc: a __global__ function must have a void"),
     (KERNEL.format("\n  try { o[0] = 1; } catch (...) { }\n"), ("try", "k"), 2,
      "k uses try (nvcc: device code does not support exception handling)"),
+    ("// root of 2\n__constant__ float root2 = sqrtf(2.0f);\n" + KERNEL.format("o[0] = root2;"),
+     ("root2", "sqrtf"), 2, "the initializer of root2 calls sqrtf() (nvcc: dynamic initialization"),
 ])
 def test_each_refusal_is_named_at_the_learner_s_line_with_its_record(text, names,
                                                                                   line, said):

@@ -115,6 +115,15 @@ SOURCES = {  # name: (source, nvcc's verdict: None where it compiles, else the r
                         diagnosed.EXCEPTION),
     "throw_in_a_device_function": ("__device__ float f(float x) { if (x < 0) throw 1; return x; }\n"
                                    + KERNEL.format("o[0] = f(o[0]);"), diagnosed.EXCEPTION),
+    "constant_initialized_by_a_call": ("__constant__ float s = sqrtf(2.0f);\n"
+                                       + KERNEL.format("o[0] = s;"), diagnosed.DYNAMIC_INIT),
+    "device_initialized_by_a_call": ("__device__ float2 p = make_float2(1, 2);\n"
+                                     + KERNEL.format("o[0] = p.x;"), diagnosed.DYNAMIC_INIT),
+    "constant_initialized_by_constants": (
+        "constexpr int twice(int x) { return 2 * x; }\n__constant__ float a = 1.0f / 3.0f, "
+        "b = float(2) / 3, c = (float)sizeof(float), d = INFINITY, e = static_cast<float>(3);\n"
+        "__constant__ int f = twice(3);\n__constant__ float2 g = {1, 2};\n"
+        + KERNEL.format("o[0] = a + b + c + d + e + f + g.x;"), None),
     "aggregate": ("struct P { float x, y; };\n" + KERNEL.format("P p{1, 2}; P q = P{3, 4}; "
                                                                   "o[0] = p.x + q.y;"), None),
 }
