@@ -177,9 +177,14 @@ def _mistakes(case, run):
     yield from adding_steps_by_the_grid(got, rgb, case)
     if (got >= want).all() and (got > want).any():
         yield from _cleared_by_block_0(run, case)
-    if got.max() > rgb.size:
+    wild = np.flatnonzero(got > 3 * n)
+    if np.array_equal(wild, np.arange(256, BINS)):
+        yield (f"bins 256 to 767 (green's and blue's) count more than the image's {3 * n:,} "
+               "bytes, and bins 0 to 255 do not: the block's bins did not all start at 0, only "
+               "red's 256 did", CLEAR_HINT)
+    if wild.size:
         b = int(np.argmax(got))
-        yield (f"bins[{b}] counts {got[b]:,}, more than the image's {rgb.size:,} bytes: the "
+        yield (f"bins[{b}] counts {got[b]:,}, more than the image's {3 * n:,} bytes: the "
                "block's bins did not all start at 0", CLEAR_HINT)
     if got.reshape(3, 256)[:, PAD].any() and not (got - want).reshape(3, 256)[:, :PAD].any():
         yield ("bytes past the end of the image were counted (the checker put 255 there)",

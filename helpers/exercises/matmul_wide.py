@@ -94,14 +94,16 @@ def _tile_declared_narrow(kernels):
     if getattr(err, "kind", None) != "array bounds" or err.length != TILE_M or \
             err.element is None or not err.thread or err.element != err.thread[0]:
         return None
-    (name, rows), (_, cols, uses, why) = narrow[0], TILES[narrow[0][0]]
+    (name, rows), (right_rows, cols, uses, why) = narrow[0], TILES[narrow[0][0]]
     line = str(err.line or "").rsplit(":", 1)[-1]
+    swapped = " (its sides swapped)" if rows == cols else ""
     return not_yet(
-        f"{name} was declared __shared__ float {name}[{rows}][TILE_M], rows of 8 columns, but each "
-        f"of its rows is stored and read at tx, up to 31 ({uses}): on the simulator thread "
+        f"{name} was declared __shared__ float {name}[{rows}][TILE_M]{swapped}, rows of 8 columns, "
+        f"but each of its rows is stored and read at tx, up to 31 ({uses}): on the simulator thread "
         f"{tuple(err.thread)} of block {tuple(err.block or (0, 0, 0))} indexed a row of {name} at "
         f"{err.element}, past its 8 columns (line {line})",
-        f"{name}'s rows have {cols} = 32 columns, {why}: __shared__ float {name}[{rows}][{cols}];")
+        f"{name}'s rows have {cols} = 32 columns, {why}: __shared__ float "
+        f"{name}[{right_rows}][{cols}];")
 
 
 def _before(kernels):

@@ -245,6 +245,13 @@ WRONG = {
                                             "rows of 8 columns, but each of its rows is stored and "
                                             "read at tx, up to 31",
                                  "hint": "__shared__ float Bs[TILE_K][TILE_N];"}),
+    # blind audit ACB-matmul_wide-1: As's sides swapped (the hint was 'As[TILE_K][TILE_K];', 32
+    # rows where the tile has 8)
+    "as_sides_swapped": ([("__shared__ float As[TILE_M][TILE_K];",
+                           "__shared__ float As[TILE_K][TILE_M];")],
+                         {"problem": "As was declared __shared__ float As[TILE_K][TILE_M] (its sides "
+                                     "swapped), rows of 8 columns",
+                          "hint": "__shared__ float As[TILE_M][TILE_K];"}),
 }
 SIMULATOR_ONLY = dict.fromkeys(("a_rows_n_apart", "a_guard_n", "a_column_unguarded", "a_guard_tx_against_k", "b_guard_row_to_k", "b_guard_row_against_n"),
                                "a read past A or B: a GPU reads other memory or faults and leaves "
