@@ -13,11 +13,11 @@ import os
 import numpy as np
 
 from helpers.exercises.common import Output
-from helpers.exercises.histogram_rgb_counts import (BARRIER_HINT, BINS, CLEAR_HINT,
+from helpers.exercises.histogram_rgb_counts import (BARRIER_HINT, BINS,
                                                    added_into_the_thread_s_bin, barrier_in_a_loop,
                                                    values_added, adding_steps_by_the_grid,
                                                    adding_steps_by_the_grid_s_threads, reference,
-                                                   wrong_counts)
+                                                   uncleared_bins, wrong_counts)
 from helpers.exercises.histogram_rgb_counts import block_counts as _block_counts
 from helpers.exercises.hidden import pick
 from helpers.exercises.kernel import KernelExercise, Launch
@@ -177,15 +177,7 @@ def _mistakes(case, run):
     yield from adding_steps_by_the_grid(got, rgb, case)
     if (got >= want).all() and (got > want).any():
         yield from _cleared_by_block_0(run, case)
-    wild = np.flatnonzero(got > 3 * n)
-    if np.array_equal(wild, np.arange(256, BINS)):
-        yield (f"bins 256 to 767 (green's and blue's) count more than the image's {3 * n:,} "
-               "bytes, and bins 0 to 255 do not: the block's bins did not all start at 0, only "
-               "red's 256 did", CLEAR_HINT)
-    if wild.size:
-        b = int(np.argmax(got))
-        yield (f"bins[{b}] counts {got[b]:,}, more than the image's {3 * n:,} bytes: the "
-               "block's bins did not all start at 0", CLEAR_HINT)
+    yield from uncleared_bins(got, 3 * n)
     if got.reshape(3, 256)[:, PAD].any() and not (got - want).reshape(3, 256)[:, :PAD].any():
         yield ("bytes past the end of the image were counted (the checker put 255 there)",
                "count byte j only while j < 3 * n")

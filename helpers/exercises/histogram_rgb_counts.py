@@ -68,6 +68,20 @@ def wrong_counts(got, want, rgb, case):
                "blockDim.x + threadIdx.x; j < 3 * n; j += blockDim.x * gridDim.x)")
 
 
+def uncleared_bins(got, size):
+    """Bins that count more than the image's ``size`` bytes, which no count gives: they did not
+    start at 0 (bins 256 to 767 alone: the clearing stopped at 256, one channel's levels)."""
+    wild = np.flatnonzero(got > size)
+    if np.array_equal(wild, np.arange(256, BINS)):
+        yield (f"bins 256 to 767 (green's and blue's) count more than the image's {size:,} "
+               "bytes, and bins 0 to 255 do not: the block's bins did not all start at 0, only "
+               "red's 256 did", CLEAR_HINT)
+    if wild.size:
+        b = int(np.argmax(got))
+        yield (f"bins[{b}] counts {got[b]:,}, more than the image's {size:,} bytes: the "
+               "block's bins did not all start at 0", CLEAR_HINT)
+
+
 def block_counts(rgb, case):
     """(blocks, 768): the bins block i counted, from the bytes j from blockIdx.x * blockDim.x
     on, gridDim.x * blockDim.x apart (the grid-stride loop)."""

@@ -94,10 +94,10 @@ def _rows_past_read_a(failure, rows, cols):
 
 def _split_warps(failure, rows, cols):
     """Lanes 0 to k - 1 of each warp of the block waiting in a warp function, no thread at a
-    barrier: k the rows left in the block, from blockIdx.x * blockDim.y or blockIdx.x *
-    blockDim.x on (the others had returned at if (row >= rows), so the row is threadIdx.x's), k = cols % 32 (the lanes with one more column called warp_sum once
-    more: it is inside the column loop), or k = 16 (the first shuffle inside an if (lane <
-    offset))."""
+    barrier: k the rows left in the block, from blockIdx.x * blockDim.y or blockIdx.x * blockDim.x
+    on (the others had returned at if (row >= rows), so the row is threadIdx.x's), k = cols % 32
+    (the lanes with one more column called warp_sum once more: it is inside the column loop),
+    k = 1 (warp_sum inside if (lane == 0)), or k = 16 (a shuffle inside an if (lane < offset))."""
     err, warps = failure.error, int(np.prod(failure.block or (0,))) // 32
     waiting = getattr(err, "waiting", None) or ()
     k = len(waiting) // max(warps, 1)
@@ -114,6 +114,10 @@ def _split_warps(failure, rows, cols):
                "called warp_sum once more: it is inside the loop over the columns, where each "
                "lane runs its own number of turns, but every lane must call a shuffle together. "
                "Add each lane's products first, then once after the loop: v = warp_sum(v)")
+    elif k == 1:
+        yield ("lane 0 of each warp alone called warp_sum, inside if (lane == 0): its shuffles' "
+               "mask 0xffffffff names all 32 lanes", "every lane calls it, then lane 0 stores: "
+               "v = warp_sum(v); before the if, then if (lane == 0) y[row] = v")
     elif k == 16:
         yield ("lanes 0 to 15 alone called __shfl_down_sync at offset 16, the others skipped it: "
                "a shuffle inside an if (lane < offset) leaves lanes out that its mask "
@@ -123,9 +127,9 @@ def _split_warps(failure, rows, cols):
 
 def _mistakes(case, run):
     """The mistakes one launch shows, the most telling first."""
-    kernels, (rows, cols) = run.kernel, case[:2]
-    (a, x), got = run.model, run.out.got
-    want = a.astype(np.float64) @ x
+    kernels, (rows, cols), (a, x), got = run.kernel, case[:2], run.model, run.out.got
+    a64, x64 = a.astype(np.float64), x.astype(np.float64)
+    want = a64 @ x
     grid_rows = -(-rows // case[2]) * case[2]
     if list(run.out.past) == [rows] and grid_rows > rows + 1 and \
             np.allclose(got, want, rtol=1e-4, atol=1e-4):
@@ -154,24 +158,21 @@ def _mistakes(case, run):
         yield ("y is 0 everywhere: no lane added anything to v", "follow TODO 1: lane l adds "
                "A[row * cols + c] * x[c] for c = l, l + 32, ... < cols")
     for weight, problem, hint in weighted(cols, -(-rows // case[2]), case[2]):
-        if np.allclose(got, a.astype(np.float64) @ (weight * x), rtol=1e-4, atol=1e-4):
+        if np.allclose(got, a64 @ (weight * x), rtol=1e-4, atol=1e-4):
             yield problem, hint
-    if rows < cols and np.allclose(got, a.astype(np.float64) @ ((np.arange(cols) < rows) * x),
-                                   rtol=1e-4, atol=1e-4):
+    if rows < cols and np.allclose(got, a64 @ ((np.arange(cols) < rows) * x), rtol=1e-4, atol=1e-4):
         yield (f"each y[row] holds only columns 0 to {rows - 1} of its row: the lanes' column "
                f"loop stopped at rows = {rows}, A's number of rows, but a row of A has cols = "
                f"{cols} columns", "run the column loop to the length of a row: for (int c = "
                "lane; c < cols; c += 32)")
-    yield from _in_an_int(a.astype(np.float64), x.astype(np.float64), got)
-    yield from _from_the_block_s_thread(a.astype(np.float64), x.astype(np.float64), got, case[2])
-    yield from _halved_first(kernels, lane_sums(a.astype(np.float64), x.astype(np.float64)), got)
-    yield from lane_0_doubled(kernels, _launch(CASES[-1]),
-                              lane_sums(a.astype(np.float64), x.astype(np.float64)), got)
-    for model, problem, hint in models(a.astype(np.float64), x.astype(np.float64)):
+    yield from _in_an_int(a64, x64, got)
+    yield from _from_the_block_s_thread(a64, x64, got, case[2])
+    yield from _halved_first(kernels, lane_sums(a64, x64), got)
+    yield from lane_0_doubled(kernels, _launch(CASES[-1]), lane_sums(a64, x64), got)
+    for model, problem, hint in models(a64, x64):
         if np.allclose(got, model, rtol=1e-4, atol=1e-4):
             yield problem, hint
-    last = shfl_down_sum(lane_sums(a.astype(np.float64), x.astype(np.float64)),
-                          (16, 8, 4, 2, 1), lane=31)
+    last = shfl_down_sum(lane_sums(a64, x64), (16, 8, 4, 2, 1), lane=31)
     if np.allclose(got, last, rtol=1e-4, atol=1e-4):
         yield ("lane 31 stored y[row]: after warp_sum's __shfl_down_sync steps lane 31 holds its "
                "own sum only (doubled at each step: its source, past lane 31, gives its own v "

@@ -114,6 +114,13 @@ WRONG = {
                                                "== 0) stored its row",
                                     "hint": "every warp's lane 0 stores its own row, whatever "
                                             "its threadIdx.y: if (lane == 0) y[row] = v"}),
+    # blind audit ACB-matvec_warp-1, warp_sum folded into lane 0's store (was 'the kernel
+    # crashed: ... called a warp function whose mask names lanes that never call it there at
+    # ...:10', the shuffle's line in warp_sum, not the call inside the if)
+    "warp_sum_inside_the_if": ([("    v = warp_sum(v);\n    if (lane == 0)\n        y[row] = v;",
+                                 "    if (lane == 0)\n        y[row] = warp_sum(v);")],
+                               {"problem": "lane 0 of each warp alone called warp_sum",
+                                "hint": "v = warp_sum(v); before the if"}),
     "every_lane_stores": ([("    if (lane == 0)\n        y[row] = v;", "    y[row] = v;")],
                           {"problem": "data race on y[", "hint": "lane 0 alone"}),
     "row_ignores_the_block": ([("blockIdx.x * blockDim.y + threadIdx.y;", "threadIdx.y;")],
@@ -267,7 +274,7 @@ WRONG = {
 # The simulator only: on a GPU a warp function with lanes missing is undefined behaviour.
 SIMULATOR_ONLY = {name: "a warp function called with lanes missing is undefined on a GPU"
                   for name in ("lane_and_row_swapped", "shuffle_inside_an_if",
-                               "warp_sum_in_the_column_loop")}
+                               "warp_sum_in_the_column_loop", "warp_sum_inside_the_if")}
 ENDLESS = {"shuffles_while_offset_at_least_0"}
 """Kernels that never end: stopped at half a second on the simulator, not at the checkers' 10 s
 (a GPU kernel cannot be stopped from Python)."""
