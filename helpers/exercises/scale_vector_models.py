@@ -1,7 +1,8 @@
 """The models of notebook 01's scale_vector (``cuda_src/exercises/scale_vector.cu``) that
 ``helpers.exercises.scale_vector`` compares a kernel's y with: stores that multiply into y,
-divide by alpha or take alpha cut to an int, an index that counts the blocks from 1, guards that leave out one element, the
-partial block or all but two, and a guard placed after the store, each with its verdict."""
+divide by alpha or take alpha cut to an int, an index that counts the blocks from 1, guards that
+leave out one element, the partial block or all but two, and a guard placed after the store, each
+with its verdict."""
 
 from __future__ import annotations
 
