@@ -18,7 +18,7 @@ import numpy as np
 from helpers.exercises import near
 from helpers.exercises.common import Input, Output
 from helpers.exercises.kernel import KernelExercise, Launch
-from helpers.exercises.microscope import body_words, kernel_words, written_twice
+from helpers.exercises.microscope import body_words, kernel_words, source_line, written_twice
 from helpers.exercises.origin import Wrong
 
 # (n, the threads of the one block; c): a middling size, a small odd one, nearly the most a
@@ -106,6 +106,7 @@ def _mistakes(case, run):
                "sizeof(x) / sizeof(x[0]) gives in a kernel, where x is a pointer (8 bytes) to "
                "floats (4 bytes each), not the array: a pointer does not know its array's length",
                "the block has exactly n threads, one for each element: no guard is needed here")
+    yield from _guard_of_a_number(run.kernel, n, written, right)
     yield from _wrapped(n, written, right)
     if not written.all():
         first = int(np.argmin(written))
@@ -167,6 +168,38 @@ def _compared_not_stored(kernels):
         yield (f"nothing was written: y still holds the NaN it was filled with: {said} compares "
                f"with ==, which gives true or false and stores nothing, so {words[s]} is never "
                "written", "store with one =, == compares: y[i] = x[i] + c;")
+        return
+
+
+def _guard_of_a_number(kernels, n, written, right):
+    """A guard that compares the index with a number of the kernel's own (if (i < 256), a block
+    size copied from the examples), where the output is its model's: y[0] to y[k - 1] written and
+    right, the rest never written, and an if of the kernel's text compares with k (or k - 1)."""
+    from helpers.sim.compile.kernel_text import Unreadable, closing
+
+    k = int(np.argmin(written))
+    if not k or written[k:].any() or not right[:k].all() or \
+            (text := kernel_words(kernels)) is None:
+        return
+    source, tokens, words, body, end = text
+    for s in range(body, end - 1):
+        if words[s:s + 2] != ["if", "("]:
+            continue
+        try:
+            close = closing(tokens, s + 1)
+        except Unreadable:
+            return
+        number = next((w for j in range(s + 2, close) if words[j] in ("<", "<=", ">", ">=")
+                       for w in (words[j - 1], words[j + 1]) if w in (str(k), str(k - 1))), None)
+        if number is None:
+            continue
+        said = source[tokens[s].start:tokens[close].end]
+        yield (f"y[0] to y[{k - 1}] are right, but threads {k} and up wrote nothing (y[{k}] to "
+               f"y[{n - 1}], of {n}): the guard {said} at line "
+               f"{source_line(source, tokens[s].start)} stops them; the block has n = {n} "
+               "threads, one for each element (a block has up to 1024)",
+               "no guard is needed here: the block has exactly n threads, and thread i writes "
+               f"y[i] = x[i] + c (a guard would test i < n, never a number such as {number})")
         return
 
 

@@ -235,6 +235,12 @@ SPLITS = [  # (thread t's (x, y), what it got wrong, the hint), t < width * heig
      "width - 1, past the last row (y = height - 1) where the image is wider than tall, and x "
      "counts rows", "x = t % width (what is left over, the column), y = t / width (the row): "
      "threadIdx.x then runs along a row"),
+    (lambda t, width, height, block: (t - t // width, t // width),
+     "x = t - y takes y pixels off t where y whole rows hold y * width: x came out t % width + "
+     "y * (width - 1), past the row's last column (width - 1) from row 1 on (thread t = width + "
+     "1 got y = 1, x = width), so pixel t landed y * (width - 1) pixels further on",
+     "x is what is left of t after y whole rows of width pixels: x = t - y * width, which is "
+     "t % width (y = t / width as it is)"),
     (lambda t, width, height, block: (t % width, t // height),
      "y = t / height: a row holds width pixels, so t / height counted rows of height pixels and "
      "ran past the last row (y = height - 1) where the image is wider than tall",

@@ -22,7 +22,8 @@ from helpers.exercises.multiply_vectors import (INDEXES, NO_GUARD, read_past_blo
                                                 stored_at_thread)
 from helpers.exercises.multiply_vectors_models import written_by
 from helpers.exercises.origin import Wrong
-from helpers.exercises.scale_vector_models import (ALPHA, FILL, blocks_from_1, bound_of_two,
+from helpers.exercises.scale_vector_models import (ALPHA, FILL, alpha_cut_to_an_int,
+                                                   blocks_from_1, bound_of_two,
                                                    divided_by_alpha, guard_after_the_store,
                                                    multiplied_into, one_left_out, while_for_if,
                                                    whole_blocks_alone)
@@ -132,8 +133,8 @@ def _mistakes(case, run):
             yield problem, hint.replace(NO_GUARD, ", guarded with if (i < n)")
     if right.all():
         return
-    yield from itertools.chain(one_left_out(n, unwritten), whole_blocks_alone(n, block, unwritten))
-    yield from bound_of_two(unwritten)
+    yield from itertools.chain(one_left_out(n, unwritten), whole_blocks_alone(n, block, unwritten),
+                               bound_of_two(unwritten), alpha_cut_to_an_int(run.kernel, x, got, want))
     if unwritten.any():
         yield (f"{int(unwritten.sum())} of {n} elements were never written (the first is "
                f"y[{int(np.argmax(unwritten))}])",

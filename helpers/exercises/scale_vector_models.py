@@ -1,7 +1,8 @@
 """The models of notebook 01's scale_vector (``cuda_src/exercises/scale_vector.cu``) that
-``helpers.exercises.scale_vector`` compares a kernel's y with: stores that multiply into y or
-divide by alpha, an index that counts the blocks from 1, guards that leave out one element, the
-partial block or all but two, and a guard placed after the store, each with its verdict."""
+``helpers.exercises.scale_vector`` compares a kernel's y with: stores that multiply into y,
+divide by alpha or take alpha cut to an int, an index that counts the blocks from 1, guards that
+leave out one element, the partial block or all but two, and a guard placed after the store, each
+with its verdict."""
 
 from __future__ import annotations
 
@@ -13,6 +14,28 @@ ALPHA = np.float32(-2.5)
 FILL = np.float32(-7.0)
 """y's fill in the second launch (NaN in the first): alpha times y, where x belongs, shows there
 (alpha times NaN is a NaN, which on this CPU keeps the fill's bits and looks unwritten)."""
+
+
+def alpha_cut_to_an_int(kernels, x, got, want):
+    """Every element trunc(alpha) * x[i]: alpha went through an int (int a = alpha;, (int)alpha),
+    which drops its fraction; named with the kernel body's statement that puts alpha in an int
+    (its simulated twin's source), where there is one."""
+    whole = np.trunc(ALPHA)
+    if not np.allclose(got, whole * x, rtol=1e-6, atol=0) or np.allclose(got, want, rtol=1e-6,
+                                                                          atol=0):
+        return
+    said = ""
+    if (text := kernel_words(kernels)) is not None:
+        source, tokens, words, body, end = text
+        starts = [k + 1 for k in range(body, end) if words[k] in ("{", ";", "}")]
+        for start, stop in zip(starts, starts[1:], strict=False):
+            if {"alpha", "int"} <= set(words[start:stop]):
+                said = (f": {source[tokens[start].start:tokens[stop - 1].end]} at line "
+                        f"{source_line(source, tokens[start].start)} puts it in an int")
+                break
+    yield (f"every element of y is {whole:g} * x[i], but alpha is {ALPHA:g} here: alpha was cut "
+           f"to a whole number, as an int drops a number's fraction{said}",
+           "keep alpha a float: y[i] = alpha * x[i], with no int on alpha")
 
 
 def multiplied_into(runs, want):

@@ -69,6 +69,12 @@ WRONG = {
     "index_in_an_unsigned_char": ((*INDEX, "unsigned char i = threadIdx.x;"),
                                   "y[0] to y[255] are right, but nothing from y[256] on was "
                                   "written, of 1000: the index wrapped around at 256"),
+    # blind audit AD (was 'y[0] to y[255] are right ... the index wrapped around at 256, as an
+    # index kept in an unsigned char does', though the index is an int): a guard of a block size
+    # copied from the examples, i < 256, in a block of n threads
+    "guard_of_a_block_size": ((*STORE, "if (i < 256)\n        y[i] = x[i] + c;"),
+                              "y[0] to y[255] are right, but threads 256 and up wrote nothing "
+                              "(y[256] to y[999], of 1000): the guard if (i < 256) at line "),
     # blind audit X1, thread numbers taken as counting from 1 (was 'only y[199], the last
     # element, was never written: a guard that stops one short ... Hint: ... no guard is needed')
     "index_shifted_down": ((*INDEX, "int i = threadIdx.x - 1;"),
@@ -96,6 +102,7 @@ HINTS = {"index_from_thread_y": "i = threadIdx.x, not threadIdx.y",
          "guard_from_sizeof": "no guard is needed",
          "index_in_an_unsigned_char": "keep the index an int, whatever size you expect: int i = "
                                       "threadIdx.x (an unsigned char holds 0 to 255 only",
+         "guard_of_a_block_size": "no guard is needed here: the block has exactly n threads",
          "index_in_bytes": "thread 66's index was 264 = 4 * 66: it was scaled by sizeof(float) = 4",
          "index_after_a_block": "thread 64's index was 264 = blockDim.x + 64: every index "
                                 "was shifted by blockDim.x = 200",

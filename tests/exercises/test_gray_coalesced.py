@@ -152,6 +152,14 @@ WRONG = {
     "split_swapped": ([(X, "int x = t / width;"), (Y, "int y = t % width;")],
                       ["x = t / width and y = t % width: / and % are swapped",
                        "Hint: x = t % width (what is left over, the column), y = t / width"]),
+    # blind audit AD (was '... wrote past the end of gray ..., and 135 pixels were never
+    # written: their split of t into x and y sends pixels outside the image. Hint: ... x = t %
+    # width, y = t / width ...', y being right): x = t - y, the * width forgotten
+    "x_from_t_less_the_row": ([(Y, "int x = t - y;"), (X, "int y = t / width;")],
+                              ["threads with a pixel (t < width * height) wrote past the end of "
+                               "gray (as far as gray[578]): x = t - y takes y pixels off t",
+                               "Hint: x is what is left of t after y whole rows of width pixels: "
+                               "x = t - y * width, which is t % width"]),
     # blind audit R2-14: the row from the column, y = x / width, always 0 (was 'the last 6 rows
     # of the image (from y = 1) was never written: the bounds guard returns too early ...')
     "y_from_the_column": ([(Y, "int y = x / width;")],

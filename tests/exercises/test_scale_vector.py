@@ -219,6 +219,14 @@ WRONG = [
      variant(KERNEL, ("y[i] = alpha * x[i];", "y[i] *= alpha * x[i];")),
      ["y was multiplied into (y[i] *= alpha * x[i])", "-7 * alpha * x[i]",
       "Hint: y is written, not updated: y[i] = alpha * x[i]"]),
+    # blind audit AD (was 'every element of y is 0.8 times the right value: a factor is off
+    # ... Hint: ... an int divided by an int drops the fraction ..., and ^ is exclusive or'):
+    # alpha kept in an int before the product, its fraction lost
+    ("alpha_kept_in_an_int",
+     variant(KERNEL, ("        y[i] = alpha * x[i];", "        int a = alpha;\n"
+                                                   "        y[i] = a * x[i];")),
+     ["every element of y is -2 * x[i], but alpha is -2.5 here: alpha was cut to a whole number",
+      "int a = alpha; at line ", "Hint: keep alpha a float"]),
     ("product_cast_to_int",
      variant(KERNEL, ("alpha * x[i]", "(int)(alpha * x[i])")),
      ["y holds whole numbers", "keep the product a float"]),
