@@ -240,7 +240,8 @@ def neighbours_at_i(failure):
     past s)."""
     err, threads = failure.error, (failure.block or (0,))[0]
     if failure.kind != "out of bounds" or getattr(err, "space", None) != "shared" or \
-            getattr(err, "is_write", None) is not False or not (err.block or (0,))[0]:
+            getattr(err, "is_write", None) is not False or not (err.block or (0,))[0] or \
+            err.thread is None:
         return
     element = err.element if err.element is not None else (err.offset or 0) // 4
     i = err.block[0] * threads + err.thread[0]
