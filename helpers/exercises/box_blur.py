@@ -13,9 +13,9 @@ import numpy as np
 
 from helpers.exercises import flat_split, near, speed
 from helpers.exercises.box_blur_loads import (clamped_before_offset, clamped_short, diagonal,
-                                              late_start, not_shared, origin_shifted,
-                                              stored_at_own_slot, tile_races, tile_steps,
-                                              tiled)
+                                              halo_on_one_side, late_start, not_shared,
+                                              origin_shifted, stored_at_own_slot, tile_races,
+                                              tile_steps, tiled)
 from helpers.exercises.common import Input, Output, close
 from helpers.exercises.coverage import (Grid, Words, column_guard_only, never_written,
                                         past_the_end, reached)
@@ -66,6 +66,7 @@ def _refine(failure):
                "index is threadIdx.y + RADIUS + dy (and threadIdx.x + RADIUS + dx); or dy and "
                "dx run from 0 to 2 * RADIUS")
     yield from _radius_twice(failure)
+    yield from halo_on_one_side(failure, BLOCK, RADIUS)
     yield from flat_split.mistakes(failure.error, BLOCK, (TILE_Y, TILE_X))
     if getattr(failure.error, "declared", None) in (f"float [{TILE_Y}][{TILE_X}]",
                                                     f"float [{TILE_X}]"):

@@ -263,3 +263,22 @@ def tile_races(error, block, radius):
                "inside that loop a different number of times, so it no longer holds the readers "
                "back", "put the __syncthreads() after both loops, where every thread reaches it "
                "once, when the whole tile is loaded")
+
+
+def halo_on_one_side(failure, block, radius):
+    """An index into tile past a side of BLOCK + RADIUS: the tile declared with the halo on one
+    side only (TILE_X = BLOCK_X + RADIUS), where the window reaches RADIUS past the block on
+    both (BLOCK_X + 2 * RADIUS)."""
+    err = failure.error
+    if failure.kind != "array bounds" or err.thread is None or err.block is None:
+        return
+    for b, c, what, sides in ((0, "X", "column", "left and right"),
+                              (1, "Y", "row", "above and below")):
+        if err.length == block[b] + radius:
+            size = ("'s rows are TILE_X", "floats long") if b == 0 else (" has TILE_Y", "rows")
+            yield (f"tile{size[0]} = {err.length} {size[1]}, BLOCK_{c} + RADIUS: the halo "
+                   f"counted on one side only, where the window reaches RADIUS past the block "
+                   f"{sides}, BLOCK_{c} + 2 * RADIUS = {block[b] + 2 * radius}: thread "
+                   f"{err.thread} of block {err.block} read tile {what} {err.element} at line "
+                   f"{str(err.line).rsplit(':', 1)[-1]}", "the halo is RADIUS on every side: "
+                   "#define TILE_X (BLOCK_X + 2 * RADIUS) and TILE_Y (BLOCK_Y + 2 * RADIUS)")

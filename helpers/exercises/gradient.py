@@ -23,8 +23,9 @@ from helpers.exercises import speed
 from helpers.exercises.common import Input, Output, one_further
 from helpers.exercises.gradient_models import (barrier_skipped_past_n, doubled_offset, fits,
                                               halo_by_thread, halo_from_slot, halo_skipped,
-                                              own_load_unclamped, past_the_window, shifted_centre,
-                                              stored_at_thread, windowed, wrapped_ends)
+                                              neighbours_at_i, own_load_unclamped,
+                                              past_the_window, shifted_centre, stored_at_thread,
+                                              windowed, wrapped_ends)
 from helpers.exercises.hidden import awkward, pick
 from helpers.exercises.kernel import KernelExercise, Launch
 from helpers.exercises.microscope import observe, race_mistake
@@ -55,6 +56,7 @@ def _refine(failure):
                "one further, to s[j] with j = threadIdx.x + 1")
     yield from _halo_past_the_window(failure)
     yield from doubled_offset(failure)
+    yield from neighbours_at_i(failure)
     if failure.kind == "race" and err.space == "shared" and err.hazard == "write-after-write" \
             and err.element in (0, (failure.block or (0,))[0] + 1):
         yield (f"several threads stored the halo s[{err.element}]: each side's halo is one "

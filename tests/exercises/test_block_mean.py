@@ -6,7 +6,7 @@ the simulator, whose checks look for the planted bugs)."""
 
 import pytest
 
-from kernel_sources import compile_variants, solution, variant
+from kernel_sources import compile_variants, simulator_only, solution, variant
 
 from helpers.backend import BACKEND
 from helpers.exercises.block_mean import KERNEL, check_block_mean, check_block_mean_kernel
@@ -257,7 +257,20 @@ WRONG = {
                                        ["y[i] = x[i] in every thread but thread 0 of its block",
                                         "y[1] = 0.83", "each thread's own",
                                         "y[i] = x[i] - means[blockIdx.x]"]),
+    # blind audit AD (was 'PASS: all 3 planted bugs are fixed ...', a barrier that some threads
+    # never reach): FIX 1 made by a return before the barriers, not by a zero load
+    "returns_before_the_barriers": ([(BUG[1][0], "    if (i >= n)\n        return;\n"
+                                                 "    tile[t] = x[i];\n")],
+                                    ["in the last block (block 3, n = 1000) the threads with i >= "
+                                     "n, threads 232 to 255, return at line", "before the "
+                                     "__syncthreads() at line", "that the block's other threads "
+                                     "wait at", "Hint: every thread of the block must reach each "
+                                     "__syncthreads(), those past n too", "tile[t] = i < n ? x[i] "
+                                     ": 0.0f"]),
 }
+# The simulator only: on a GPU a barrier that some threads of the block never reach may hang
+SIMULATOR_ONLY = {"returns_before_the_barriers": "a barrier that threads 232 to 255 of the last "
+                                                 "block never reach: undefined on a GPU"}
 
 # Right, but not the solution's way: each must pass
 RIGHT = {
@@ -317,7 +330,7 @@ def test_the_verdict_names_exactly_the_bugs_still_there(kernels, name, capsys):
     assert capsys.readouterr().out == f"{verdict}\n"
 
 
-@pytest.mark.parametrize("name", sorted(WRONG))
+@pytest.mark.parametrize("name", simulator_only(sorted(WRONG), SIMULATOR_ONLY))
 def test_other_mistakes_are_named_once_the_bugs_are_fixed(kernels, name):
     verdict = check_block_mean_kernel(*kernels[name])
     assert verdict.passed is False

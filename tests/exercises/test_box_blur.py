@@ -43,8 +43,7 @@ WRONG = {
         "Hint: set the sum to 0 once"]) for w, a, b, c in (("row", "dy", "dx", "y"), ("column", "dx", "dy", "x"))},
     # blind audit X12 (was '3465 of 3465 pixels are wrong ... Hint: compare your kernel with the
     # TODOs: tile[ty][tx] holds ...', the indices being right): a tile of each thread's own
-    "tile_not_shared": ([("    __shared__ float tile[TILE_Y][TILE_X];",
-                          "    float tile[TILE_Y][TILE_X];")],
+    "tile_not_shared": ([("    __shared__ float tile[TILE_Y][TILE_X];", "    float tile[TILE_Y][TILE_X];")],
                         ["the kernel never touched shared memory", "declared without __shared__",
                          "declare it __shared__ float tile[TILE_Y][TILE_X]"]),
     "missing_barrier": ([(BARRIER, "")], ["data race on tile[", "__syncthreads()"]),
@@ -89,16 +88,14 @@ WRONG = {
                                       ["the image's last row (y = 44) was never loaded",
                                        "clamp_index(y0 + ty, height - 1)",
                                        "Hint: clamp_index's n is the size: clamp_index(y0 + ty, height)"]),
-    "window_at_image_coordinates": ([("sum += tile[threadIdx.y + dy][threadIdx.x + dx];",
-                                      "sum += tile[y + dy][x + dx];")],
+    "window_at_image_coordinates": ([("sum += tile[threadIdx.y + dy][threadIdx.x + dx];", "sum += tile[y + dy][x + dx];")],
                                     ["Hint: tile was read at column 36, the image's x plus the window's offset",
                                      "not the pixel's x: tile[threadIdx.y + dy]"]),
     "halo_loops_one_short": ([("ty < TILE_Y;", "ty < TILE_Y - 1;"), ("tx < TILE_X;", "tx < TILE_X - 1;")],
                              ["right, bottom edge(s) of their block", "halo"]),
     "right_halo_one_short": ([("tx < TILE_X;", "tx < TILE_X - 1;")],
                              ["of the right edge(s) of their block", "TILE_X"]),
-    "tile_starts_one_pixel_late": ([("blockIdx.x * BLOCK_X - RADIUS;",
-                                     "blockIdx.x * BLOCK_X - RADIUS + 1;")],
+    "tile_starts_one_pixel_late": ([("blockIdx.x * BLOCK_X - RADIUS;", "blockIdx.x * BLOCK_X - RADIUS + 1;")],
                                    ["the blur of the pixel at (x+1, y+0): the tile's origin was "
                                     "x0 = blockIdx.x * BLOCK_X - RADIUS + 1",
                                     "Hint: x0 = blockIdx.x * BLOCK_X - RADIUS"]),
@@ -116,14 +113,12 @@ WRONG = {
                                     ["the blur of the pixel at (x+0, y+4): the tile's origin was "
                                      "y0 = blockIdx.y * BLOCK_Y + RADIUS, RADIUS added where it is "
                                      "subtracted", "Hint: y0 = blockIdx.y * BLOCK_Y - RADIUS"]),
-    "window_one_short": ([("dx <= 2 * RADIUS", "dx < 2 * RADIUS")],
-                         ["the window is 4 x 5 pixels", "both included (<=)"]),
+    "window_one_short": ([("dx <= 2 * RADIUS", "dx < 2 * RADIUS")], ["the window is 4 x 5 pixels", "both included (<=)"]),
     "zeros_outside_the_image": ([(LOAD, "((y0 + ty) >= 0 && (y0 + ty) < height && (x0 + tx) >= 0 "
                                         "&& (x0 + tx) < width ? in[(y0 + ty) * width + x0 + tx] "
                                         ": 0.0f)")],
                                 ["count as 0", "clamp"]),
-    "edges_not_clamped": ([(LOAD, "in[(y0 + ty) * width + (x0 + tx)]")],
-                          ["edges of the image", "clamp its column"]),
+    "edges_not_clamped": ([(LOAD, "in[(y0 + ty) * width + (x0 + tx)]")], ["edges of the image", "clamp its column"]),
     "return_before_loading": ([(GUARD, ""), (EARLY, GUARD + EARLY)],
                               ["near the right or bottom edge of the image", "after the barrier"]),
     "no_bounds_guard": ([(GUARD, "")], ["past the end", "return"]),
@@ -148,11 +143,16 @@ WRONG = {
     "tile_declared_too_small": ([("__shared__ float tile[TILE_Y][TILE_X];",
                                   "__shared__ float tile[BLOCK_Y][BLOCK_X];")],
                                 ["past the size it was declared with", "tile needs TILE_Y x TILE_X"]),
+    # blind audit AD (was 'the kernel crashed: thread (30, 0, 0) ... declared with (index 34) ... Hint: ...
+    # declare __shared__ float tile[TILE_Y][TILE_X]', as it was): the halo counted on one side only
+    "tile_halo_on_one_side": ([(f"(BLOCK_{c} + 2 * RADIUS)", f"(BLOCK_{c} + RADIUS)") for c in "XY"],
+                              ["tile's rows are TILE_X = 34 floats long, BLOCK_X + RADIUS: the halo counted on one side",
+                               "thread (30, 0, 0) of block (0, 0, 0) read tile column 34", "Hint: the halo is RADIUS on "
+                               "every side: #define TILE_X (BLOCK_X + 2 * RADIUS) and TILE_Y (BLOCK_Y + 2 * RADIUS)"]),
     "integer_division": ([("sum * (1.0f / ((2 * RADIUS + 1) * (2 * RADIUS + 1)))",
                            "sum * (1 / ((2 * RADIUS + 1) * (2 * RADIUS + 1)))")],
                          ["integer division", "1.0f"]),
-    "sum_an_int": ([("float sum = 0.0f;", "int sum = 0;")], ["or the sum is an int",
-                                                              "keep the sum a float"]),
+    "sum_an_int": ([("float sum = 0.0f;", "int sum = 0;")], ["or the sum is an int", "keep the sum a float"]),
     "clamp_lets_n_through": ([("min(max(i, 0), n - 1)", "min(max(i, 0), n)")],
                              ["the clamp lets index n through", "min(max(i, 0), n - 1)"]),
     "loaded_with_rows_of_height": ([("clamp_index(y0 + ty, height) * width", "clamp_index(y0 + ty, height) * height")],
@@ -365,8 +365,8 @@ def test_the_stub_fails_saying_nothing_is_blurred(capsys):
 # which leaves the CUDA context unusable for every test after it in the process.
 SIMULATOR_ONLY = dict.fromkeys((  # (on a GPU, rows never loaded hold garbage)
     "tile_declared_too_small", "tile_indices_swapped", "tile_rows_step_by_block_x", "window_from_minus_radius",
-    "tile_loop_from_threadIdx_x_plus_1", "flat_load_split_by_block_x", "flat_load_split_by_tile_y",
-    "radius_added_twice", "window_at_image_coordinates"), "an overrun of shared memory may break the GPU's context")
+    "tile_loop_from_threadIdx_x_plus_1", "flat_load_split_by_block_x", "flat_load_split_by_tile_y", "radius_added_twice",
+    "window_at_image_coordinates", "tile_halo_on_one_side"), "an overrun of shared memory may break the GPU's context")
 SIMULATOR_ONLY.update(tile_not_shared="its window reads elements of a thread's own array no thread loaded: garbage on a GPU",
                       barrier_inside_the_loop="a race: on a GPU the values depend on the warps' order",
                       tile_stored_at_the_threads_slot="on a GPU, the slots never stored hold garbage")

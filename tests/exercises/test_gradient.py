@@ -253,6 +253,14 @@ WRONG = {
                                             "__shared__ float s[1027];")],
                                           ["every output is (in[i + 2] - in[i]) / 2, s[j + 2] - "
                                            "s[j]", "already holds the +1 past the halo"]),
+    # blind audit AD (was 'the kernel crashed: block (1, 0, 0), thread (3, 0, 0): a read at
+    # gradient.cu:26, extern __shared__ array ... Hint: every index into in is clamped ...'): the
+    # neighbours indexed with i, the element's global index, not the slot j
+    "neighbours_at_the_global_index": ([(DIFF, "(s[i + 1] - s[i - 1])")],
+                                       ["thread 3 of block 1 (i = 131) read s[132], past the end "
+                                        "of the window's 130 floats", "indexed with i, the "
+                                        "element's global index", "Hint: i indexes in, j indexes "
+                                        "s: out[i] = (s[j + 1] - s[j - 1]) * 0.5f"]),
     "neighbours_from_global_unclamped": ([(DIFF, "(in[i + 1] - in[i - 1])")],
                                          ["read its neighbours from global memory",
                                           "read both neighbours from s"]),
@@ -267,6 +275,9 @@ SIMULATOR_ONLY = {"static_array_too_small": "an overrun of shared memory may bre
                   "right_halo_one_slot_too_far": "a write past the launch's shared memory: "
                                                  "on a GPU it may land unnoticed, and "
                                                  "s[blockDim.x + 1] hold garbage",
+                  "neighbours_at_the_global_index": "a read past the launch's shared "
+                                                    "memory: on a GPU it may read garbage "
+                                                    "unnoticed",
                   "halo_offset_added_twice": "a read past the launch's shared memory: on a GPU "
                                              "it may read garbage unnoticed",
                   "right_halo_by_no_thread": "s[blockDim.x + 1], never loaded, holds garbage on "
