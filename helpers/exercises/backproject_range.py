@@ -17,7 +17,7 @@ import numpy as np
 from helpers.ch10.point_cloud import backproject
 from helpers.exercises import near
 from helpers.exercises.backproject_range_models import (DEPTH_SCALE, FORMULA_HINT, NAN_HINT,
-                                                         converted_twice, infinite_marks, interleaved_nans, interleaved_points,
+                                                         block_sides_swapped, converted_twice, infinite_marks, interleaved_nans, interleaved_points,
                                                          n_too_large, planes_apart, points_unwritten,
                                                          range_anded, some_planes_nan,
                                                          wrong_models)
@@ -183,13 +183,22 @@ def _read_before_the_guard(case, kernels):
 
 
 def _unwritten(unwritten, case, kept):
-    """Mistakes that leave parts of xyz unwritten: some planes of a dropped pixel, a plane, the
-    index, the guard."""
+    """Mistakes that leave parts of xyz unwritten: the holes, some planes of a dropped pixel, a
+    plane, the index, the guard."""
     if not unwritten.any():
         return
     if unwritten.all():
         yield ("nothing was written: xyz still holds the poison the checker filled it with",
                "every thread writes its pixel's X, Y and Z (or NaN) into the three planes")
+    holes = depth_image(case) == 0
+    if holes.any() and np.array_equal(unwritten.any(axis=0), holes) and unwritten[:, holes].all():
+        v, u = np.argwhere(holes)[0]
+        yield (f"the {int(holes.sum())} holes (depth 0, the first u = {u}, v = {v}) were never "
+               "written, in any plane, and every other pixel was: the kernel returns for a hole "
+               "without writing its NaN, so the cloud's holes hold whatever xyz held before",
+               'a hole is no point either: write nanf("") into all three planes before '
+               "returning, as for a Z outside [z_min, z_max]: if (depth[i] == 0 || z < z_min || "
+               'z > z_max) { xyz[i] = xyz[n + i] = xyz[2 * n + i] = nanf(""); return; }')
     planes, at_dropped = np.array(list("XYZ")), unwritten[:, ~kept].all(axis=1)
     if not unwritten[:, kept].any() and at_dropped.any() and not at_dropped.all():
         missing = " and ".join(planes[at_dropped])
@@ -202,20 +211,9 @@ def _unwritten(unwritten, case, kept):
         yield (f"the {', '.join(planes[per_plane])} plane of xyz was never written", "X goes to "
                "xyz[i], Y to xyz[n + i] and Z to xyz[2 * n + i], with n = width * height")
     pixel = unwritten.any(axis=0)
-    yield from _block_sides_swapped(~pixel, _grid(case))
+    yield from block_sides_swapped(~pixel, _grid(case), INDEX_HINT)
     yield from reached(~pixel, _grid(case), WORDS)
     yield from never_written(pixel, WORDS)
-
-
-def _block_sides_swapped(done, grid):
-    """The pixels a kernel reaches whose u steps by blockDim.y and v by blockDim.x."""
-    (bx, by), (gx, gy) = grid.block[:2], grid.grid
-    cols = np.isin(np.arange(grid.width), np.arange(gx)[:, None] * by + np.arange(bx))
-    rows = np.isin(np.arange(grid.height), np.arange(gy)[:, None] * bx + np.arange(by))
-    if bx != by and np.array_equal(done, rows[:, None] & cols[None, :]):
-        yield ("the pixels written are those a kernel reaches whose u steps by blockDim.y from one "
-               "block to the next and v by blockDim.x: blockDim.x and blockDim.y are swapped",
-               "u goes with x, v with y: " + INDEX_HINT)
 
 
 def _wrong_depths(depth, intrinsics, low):

@@ -18,6 +18,7 @@ import numpy as np
 from helpers.exercises.common import Input, Output
 from helpers.exercises.compact_points_models import (HOLE, HOLE_HINT, compared_with_nan,
                                                      coordinates_reordered, hole_from_the_next_slot,
+                                                     hole_from_the_pixel_before,
                                                      models, negated_hole_test, plane_past_z,
                                                      read_at_the_row, read_from_another_plane,
                                                      read_next_to_x)
@@ -180,6 +181,7 @@ def _mistakes(case, run):
                f"has {count} rows for {case[0]} pixels)", SLOT_HINT)
     if count in rows and not out.unwritten[0].any():   # the first point's row was written too
         yield from hole_from_the_next_slot(run.kernel, _launch((40, 16)), count)
+        yield from hole_from_the_pixel_before(run.kernel, _launch((40, 16)), xyz, out, count)
         yield from _nan_let_through(run.kernel, count)
         yield from _equal_to_nan(run.kernel, count)
         yield ("holes were written into the list: the last pixel, a hole, wrote row "

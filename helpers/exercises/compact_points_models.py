@@ -3,7 +3,8 @@ mistakes of the scatter leaves in points, element for element (rows as three pla
 if interleaved, the hole test turned round, a row late, holes that stopped the first point; a
 coordinate read at the point's row, or from another coordinate's plane); the reads of xyz
 past its end that a slip in a plane's index makes (``plane_past_z``); and a hole told from the
-next pixel's slot, which for the last pixel lies past slot's end (``hole_from_the_next_slot``);
+next pixel's slot, which for the last pixel lies past slot's end (``hole_from_the_next_slot``),
+or from the pixel before (``hole_from_the_pixel_before``);
 read from the kernel's text, a comparison with NAN (``compared_with_nan``) and a ! on the hole
 test's left side alone (``negated_hole_test``)."""
 
@@ -39,6 +40,40 @@ def hole_from_the_next_slot(kernels, launch, count):
            "compared with whatever lies there and let the hole through",
            "test the pixel itself: a hole's Z is NaN, and NaN > 0.0f is false: return before "
            "writing when !(xyz[2 * n + i] > 0.0f)")
+
+
+def hole_from_the_pixel_before(kernels, launch, xyz, out, count):
+    """Each row written once, by the first pixel of its run (the holes after a point and the
+    point they end in share a slot): pixel i writes when pixel i - 1 is a point (or i = 0), as a
+    hole test slot[i] == slot[i - 1] (or on i - 1's Z) lets through. A row whose run starts with
+    a hole holds its NaN, and the first hole after the last point writes row ``count``. Where on
+    the simulator (``launch``) every thread i > 0 read slot[i - 1], that test is named."""
+    valid = xyz[2] > 0
+    writes = np.r_[True, valid[:-1]]
+    slot, who = np.cumsum(valid) - valid, np.flatnonzero(writes)
+    model = np.full((count + 1, 3), np.nan, np.float32)
+    model[slot[who]] = xyz[:, who].T
+    written = np.isin(np.arange(count + 1), slot[who])
+    past = 3 * count + np.arange(3) if written[count] else []
+    bits = model[:count].view(np.uint32) == out.got.view(np.uint32)
+    if (writes == valid).all() or out.unwritten.any(axis=1).tolist() != (~written[:count]).tolist() \
+            or not bits[written[:count]].all() or not np.array_equal(out.past, past):
+        return
+    n, kept = int(launch.args[1]), accesses_of(kernels, launch, "hole test", 4096)
+    read = kept[(kept["array"] == "slot") & ~kept["write"]] if kept is not None else kept
+    pixel = read["block"] * launch.block[0] + read["thread"] if kept is not None else None
+    named = kept is not None and np.array_equal(
+        np.unique(pixel[read["index"] == pixel - 1]), np.arange(1, n))
+    last = f", and hole {who[slot[who] == count][0]}, the first after the last point, " \
+        f"wrote row {count}, one past the end" if written[count] else ""
+    yield ("the hole test looks at the pixel before i, not at pixel i"
+           + (": slot[i] == slot[i - 1] holds when pixel i - 1 is a hole (slot[i] - slot[i - 1] "
+              "counts pixel i - 1 alone; on the simulator every thread i > 0 read slot[i - 1])"
+              if named else "") + f": the {int((valid & ~writes).sum())} points right after a "
+           f"hole returned, their rows holding the NaNs of the hole before them, and the "
+           f"{int((~valid & writes).sum())} holes right after a point wrote their NaNs{last}",
+           "test the pixel itself: return when !(xyz[2 * n + i] > 0.0f) (a hole's Z is NaN, "
+           "and NaN > 0.0f is false)")
 
 
 def _planes(xyz, out, count):

@@ -26,7 +26,7 @@ from helpers.exercises.common import Output
 from helpers.exercises.coverage import Grid, Words, coverage
 from helpers.exercises.hidden import awkward
 from helpers.exercises.kernel import KernelExercise, Launch
-from helpers.exercises.matmul_wide_models import (A_GUARD_N, bs_at_global_column, ROWS_APART, crossed, indexed, part,
+from helpers.exercises.matmul_wide_models import (A_GUARD_N, blocks_swapped, bs_at_global_column, ROWS_APART, crossed, indexed, part,
                                                   neighbouring_rows, rows_apart, wide_step, rows_from_zero, rows_k_apart_store, sum_declared_int, summed,
                                                   tile_k_apart)
 from helpers.exercises.microscope import accesses_of, body_words, observe, observed_mistakes
@@ -319,6 +319,7 @@ def _mistakes(case, run):
     kernels, (a, b), got, k = run.kernel, run.model, run.out.got, case[1]
     yield from _col_steps_by_tile_m(kernels, case, run.out.unwritten)
     want = summed(a, b, np.ones(k))
+    yield from blocks_swapped(run.out.unwritten, np.isclose(got, want, 1e-4, 1e-4), _grid(case).grid)
     if (stored := rows_k_apart_store(got, run.out.unwritten, want, k)) is not None:
         yield stored
     yield from coverage(run.out.past, run.out.unwritten, _grid(case), WORDS, WORDS.guard_hint)

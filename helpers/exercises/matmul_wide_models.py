@@ -3,7 +3,8 @@ phases 32 deep): sums that take in only some k (``summed``), phases whose tiles 
 of A or rows of B (``phased``), A read with its rows another length apart (``rows_apart``), B's
 tile taken transposed (``crossed``), and the tiles indexed wrongly (``indexed``), with the
 mistakes' words that more than one detector gives; a race in Bs between two rows of threads a
-few rows apart (``neighbouring_rows``)."""
+few rows apart (``neighbouring_rows``); the block indices swapped in row and col
+(``blocks_swapped``)."""
 
 from __future__ import annotations
 
@@ -271,3 +272,24 @@ def wide_step(words):
 
 
 WIDE_STEPS = ("blockDim.x", "TILE_N", "TILE_K", "32")
+
+
+def blocks_swapped(unwritten, right, grid, tiles=(8, 32)):
+    """row = blockIdx.x * TILE_M + ty and col = blockIdx.y * TILE_N + tx: the block indices
+    swapped, on a ``grid`` (gx, gy) laid over C's columns and rows. The elements written are
+    then rows below gx * TILE_M and columns below gy * TILE_N, each right (``right``: a mask)."""
+    (m, n), (gx, gy), (tile_m, tile_n) = unwritten.shape, grid, tiles
+    rows, cols = np.arange(m) < gx * tile_m, np.arange(n) < gy * tile_n
+    written = rows[:, None] & cols
+    if written.all() or not written.any() or not np.array_equal(~unwritten, written) or \
+            not right[written].all():
+        return
+    lost = [f"{what} {reach} to {side - 1}" for what, reach, side in
+            (("rows", gx * tile_m, m), ("columns", gy * tile_n, n)) if reach < side]
+    yield (f"row took blockIdx.x and col blockIdx.y, swapped: the grid's x, {gx} blocks, runs "
+           f"across C's {n} columns and its y, {gy} blocks, down its {m} rows, so row = "
+           f"blockIdx.x * TILE_M + ty reached only rows below {gx} * 8 = {gx * tile_m} and col = "
+           f"blockIdx.y * TILE_N + tx columns below {gy} * 32 = {gy * tile_n}: C's "
+           f"{' and '.join(lost)} were never written ({int(unwritten.sum())} of "
+           f"{unwritten.size} elements)", "blockIdx.x counts the blocks across C's columns, "
+           "blockIdx.y down its rows: row = blockIdx.y * TILE_M + ty, col = blockIdx.x * TILE_N + tx")

@@ -129,6 +129,15 @@ WRONG = {
                                     ["as a kernel without the range filter keeps them",
                                      "z < z_min && z > z_max", "never true",
                                      "Hint: join the two ends with ||"]),
+    # blind audit AD (was '246 of 1665 pixels were never written ... Hint: every pixel needs a
+    # thread: u = ...; and the guard ...', the index and guard being right): the holes skipped
+    # as in depth_range, if (depth[i] == 0) return; with no NaN written
+    "holes_returned_without_nan": ([(FILTER, "if (depth[i] == 0)\n        return;\n"
+                                             "    if (z < z_min || z > z_max) {")],
+                                   ["the 246 holes (depth 0, the first u = 4, v = 0) were never "
+                                    "written, in any plane",
+                                    'Hint: a hole is no point either: write nanf("") into all '
+                                    "three planes before returning"]),
     "range_filter_missing": ([(FILTER, "if (depth[i] == 0) {")],
                              "the range filter is missing"),
     "far_end_missing": ([(FILTER, "if (depth[i] == 0 || z < z_min) {")],

@@ -156,6 +156,19 @@ WRONG = {
                                      "for the last pixel, i = n - 1, that is slot[n], past the end "
                                      "of slot's n elements",
                                      "test the pixel itself: a hole's Z is NaN"),
+    # blind audit AD (was 'holes were written into the list: the last pixel, a hole, wrote row
+    # 730, one past the end ... Hint: a hole's Z is NaN ...', silent on the kernel's own test):
+    # the hole told from the slot before, slot[i] == slot[i - 1], true when pixel i - 1 is a hole
+    "hole_test_from_the_slot_before": ([("if (!(xyz[2 * n + i] > 0.0f))",
+                                         "if (i > 0 && slot[i] == slot[i - 1])")],
+                                       "the hole test looks at the pixel before i, not at pixel i: "
+                                       "slot[i] == slot[i - 1] holds when pixel i - 1 is a hole",
+                                       "test the pixel itself: return when !(xyz[2 * n + i] > 0.0f)"),
+    # the same rows from the Z of the pixel before
+    "hole_test_on_the_pixel_before": ([("if (!(xyz[2 * n + i] > 0.0f))",
+                                        "if (i > 0 && !(xyz[2 * n + i - 1] > 0.0f))")],
+                                      "the hole test looks at the pixel before i, not at pixel i",
+                                      "test the pixel itself: return when !(xyz[2 * n + i] > 0.0f)"),
     "slot_of_the_pixel_before": ([("int k = slot[i];", "int k = slot[i - 1];")],
                                  "before the start", "slot[i - 1] reads before slot's start"),
     # every thread does the whole cloud, as a Python loop would: the right rows, each written by

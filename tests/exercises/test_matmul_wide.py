@@ -121,6 +121,15 @@ WRONG = {
     "col_steps_by_tile_m": ([("int col = blockIdx.x * TILE_N + tx;", "int col = blockIdx.x * TILE_M + tx;")],
                             {"problem": "col steps by TILE_M = 8 from one block to the next",
                              "hint": "col = blockIdx.x * TILE_N + tx"}),
+    # blind audit AD (was '1617 of 3465 elements were never written ... Hint: every element
+    # needs a thread: row = ..., col = ...; and the guard ...'): blockIdx.x and blockIdx.y
+    # swapped in row and col
+    "block_indices_swapped": ([("int row = blockIdx.y * TILE_M + ty;", "int row = blockIdx.x * TILE_M + ty;"),
+                               ("int col = blockIdx.x * TILE_N + tx;", "int col = blockIdx.y * TILE_N + tx;")],
+                              {"problem": "row took blockIdx.x and col blockIdx.y, swapped: the "
+                                          "grid's x, 3 blocks, runs across C's 77 columns and its "
+                                          "y, 6 blocks, down its 45 rows",
+                               "hint": "row = blockIdx.y * TILE_M + ty, col = blockIdx.x * TILE_N + tx"}),
     "row_steps_by_tile_n": ([("int row = blockIdx.y * TILE_M + ty;", "int row = blockIdx.y * TILE_N + ty;")],
                             {"problem": "row reaches stepping by the block's width",
                              "hint": "blockIdx.y * TILE_M"}),
