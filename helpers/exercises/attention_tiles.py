@@ -7,7 +7,9 @@ mistake (a tile skipped or overlapping, keys of zeros scored, a thread's own slo
 step, k and v mixed up, keys staged from the wrong index, a rescale forgotten or always 1, m never updated, a wrong scale, the final
 division left out) is that walk with one thing changed, and is named when the output matches it. A launch on the simulator, race-checked, inputs allocated to the byte, finds a
 missing barrier and a read past n whose value goes nowhere. An index past the TILE slots of Ks or
-Vs (the simulator stops there) is a tile's count of keys not capped at TILE (``_refine``).
+Vs (the simulator stops there) is a tile's count of keys not capped at TILE (``_refine``). A
+return for the threads past n before the barriers (the kernel's words), with only the last
+block's rows wrong, is named (``models.returned_past_n``), on the simulator's launch too.
 """
 
 from __future__ import annotations
@@ -148,6 +150,7 @@ def _mistakes(case, run):
     if _close(got, walk(q, k, v)):
         return
     yield from _query_rows(n, run.out.unwritten.any(axis=1))
+    yield from models.returned_past_n(run.kernel, n, got, walk(q, k, v))
     yield from _last_tile_empty(run.kernel, n, got, (q, k, v))
     yield from _staged_by_query_named(n, got, q, k, v)
     yield from _keys_added_for_values(run.kernel, got, q, k, v)
@@ -210,30 +213,10 @@ def _walks(n, q, k, v, kernels):
     yield from _rescales((q, k, v), _against_the_old_max(kernels))
     yield ((q, k, v), dict(update_m=False), "o is the value of the last key: m was never set to "
            "m_new, so each key's rescale exp(m - m_new) was 0", "after l and acc: m = m_new")
-    yield from _scales((q, k, v))
+    yield from models.scales((q, k, v))
     yield ((q, k, v), dict(divide=False), "o is acc, not acc / l: the sum of the weights was not "
            "divided out", "write acc[c] / l")
     yield from _divided_by_the_max((q, k, v))
-
-
-def _scales(inputs):
-    """(inputs, walk's keywords, problem, hint) of the scores' scale other than 1 / sqrt(HEAD_DIM):
-    none, 1 / HEAD_DIM, 1 / sqrt(TILE), sqrt(HEAD_DIM) (q divided by rsqrtf's result), 0."""
-    for scale, name in ((1.0, "not scaled by 1 / sqrt(HEAD_DIM)"), (1 / D, "scaled by 1 / HEAD_DIM, "
-                        "not 1 / sqrt(HEAD_DIM)"), (TILE ** -0.5, "scaled by 1 / sqrt(TILE), not "
-                        "1 / sqrt(HEAD_DIM)")):
-        yield (inputs, dict(scale=scale), f"the scores were {name}",
-               "multiply q (or each score) by rsqrtf(HEAD_DIM)")
-    yield (inputs, dict(scale=D ** 0.5), f"the scores were {D} times too large: q was "
-           f"multiplied by sqrt(HEAD_DIM) = {D ** 0.5:g} (as q / scale does, scale = "
-           f"rsqrtf(HEAD_DIM) being 1 / {D ** 0.5:g} already, or q * sqrtf(HEAD_DIM)), where it "
-           f"belongs multiplied by 1 / sqrt(HEAD_DIM) = 1 / {D ** 0.5:g}: rsqrtf is a reciprocal "
-           "square root",
-           "rsqrtf(x) is 1 / sqrt(x): multiply q by it, scale = rsqrtf((float)HEAD_DIM) and qi[c] "
-           "= __half2float(q[(size_t)i * HEAD_DIM + c]) * scale")
-    yield (inputs, dict(scale=0.0), "every score was 0, each key weighted alike: the scale "
-           "was 0 (1 / 8 is an integer division, and its result 0)",
-           "multiply q by rsqrtf(HEAD_DIM) (or 1.0f / 8: a float)")
 
 
 def _row_lengths(n, q, k, v):
@@ -381,12 +364,20 @@ def _query_rows(n, unwritten):
                "i = blockIdx.x * TILE + threadIdx.x")
 
 
+def _observed(kernels, case):
+    """What the race-checked launch on the simulator found, and a return past n before the
+    barriers (a GPU's o is garbage there: only the simulator's is named)."""
+    seen = observe(kernels, _launch(case))
+    yield from observed_mistakes(seen, _refined(kernels))
+    if seen.error is None:
+        yield from models.returned_past_n(kernels, case[0], seen.outs[0].got, walk(*_launch(case).model))
+
+
 EXERCISE = KernelExercise(
     stub="exercises/attention_tiles.cu", kernel="attention_tiles",
     signature="const __half *q, const __half *k, const __half *v, __half *o, int n",
     cases=CASES, draw=_draw, where=_where, launch=_launch, mistakes=_mistakes,
-    simulated="runs the race check", observed=lambda kernels, case: observed_mistakes(
-        observe(kernels, _launch(case)), _refined(kernels)), observed_as="race-checked",
+    simulated="runs the race check", observed=_observed, observed_as="race-checked",
     refine=_refine, read_past=_read_past,
     crash_hint="touch only the keys and queries that exist: j < n ? k[...] : 0.0f, if (i < n)",
     no_extern_c=True,

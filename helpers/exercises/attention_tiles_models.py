@@ -2,7 +2,8 @@
 a kernel's mistakes with: counts of a tile's keys taken from another tile, from the query, from
 the thread or shared out evenly (``counts``), and the values added in the acc update read from Ks,
 the keys, where Vs belongs (``values_from_the_keys``), and the score's dot product over the
-first TILE numbers of the head alone (``dot_over_tile``)."""
+first TILE numbers of the head alone (``dot_over_tile``), the scores' wrong scales (``scales``),
+and the threads past n returned before the barriers (``returned_past_n``)."""
 
 from __future__ import annotations
 
@@ -150,3 +151,48 @@ def masked_by_the_staged_key(n, inputs, last):
            f"{(last + 1) * TILE - 1} as keys with a score of 0, and those with t >= {here} masked "
            "every key of the tile", "test the scored key, tile * TILE + jj >= n, or score only "
            "the keys the tile holds: keys = min(TILE, n - tile * TILE), then jj < keys")
+
+
+def scales(inputs):
+    """(inputs, walk's keywords, problem, hint) of the scores' scale other than 1 / sqrt(HEAD_DIM):
+    none, 1 / HEAD_DIM, 1 / sqrt(TILE), sqrt(HEAD_DIM) (q divided by rsqrtf's result), 0."""
+    for scale, name in ((1.0, "not scaled by 1 / sqrt(HEAD_DIM)"), (1 / D, "scaled by 1 / HEAD_DIM, "
+                        "not 1 / sqrt(HEAD_DIM)"), (TILE ** -0.5, "scaled by 1 / sqrt(TILE), not "
+                        "1 / sqrt(HEAD_DIM)")):
+        yield (inputs, dict(scale=scale), f"the scores were {name}",
+               "multiply q (or each score) by rsqrtf(HEAD_DIM)")
+    yield (inputs, dict(scale=D ** 0.5), f"the scores were {D} times too large: q was "
+           f"multiplied by sqrt(HEAD_DIM) = {D ** 0.5:g} (as q / scale does, scale = "
+           f"rsqrtf(HEAD_DIM) being 1 / {D ** 0.5:g} already, or q * sqrtf(HEAD_DIM)), where it "
+           f"belongs multiplied by 1 / sqrt(HEAD_DIM) = 1 / {D ** 0.5:g}: rsqrtf is a reciprocal "
+           "square root",
+           "rsqrtf(x) is 1 / sqrt(x): multiply q by it, scale = rsqrtf((float)HEAD_DIM) and qi[c] "
+           "= __half2float(q[(size_t)i * HEAD_DIM + c]) * scale")
+    yield (inputs, dict(scale=0.0), "every score was 0, each key weighted alike: the scale "
+           "was 0 (1 / 8 is an integer division, and its result 0)",
+           "multiply q by rsqrtf(HEAD_DIM) (or 1.0f / 8: a float)")
+
+
+def returned_past_n(kernels, n, got, want):
+    """(problem, hint) of a return for the threads past the last query before the tile loop's
+    __syncthreads() (the kernel's words, ``barrier_if.returns_before_barriers``), where only rows
+    of the last, partial block of o are wrong (``got`` against ``want``): those threads staged no
+    key or value, so the block's queries scored slots no thread of the block filled."""
+    from helpers.exercises.barrier_if import returns_before_barriers
+
+    first, last = n - n % TILE, n // TILE
+    rows = np.flatnonzero(~np.isclose(got.astype(np.float64), want, rtol=1e-2, atol=2e-3).all(axis=1))
+    if not n % TILE or not rows.size or rows[0] < first or not (found := returns_before_barriers(kernels)):
+        return
+    line, cond, barrier = found[0]
+    text = " ".join(cond).replace(" . ", ".")
+    who = (f"threads {n % TILE} to {TILE - 1} of the last block (block {last}, queries {n} to "
+           f"{first + TILE - 1}, {text})" if cond[1:] == [">=", "n"] else f"the threads with {text}")
+    wrong = f"rows {rows[0]} to {rows[-1]} of o are" if rows.size > 1 else f"row {rows[0]} of o is"
+    yield (f"{wrong} wrong, the last block's queries: {who} return at line {line}, before the "
+           f"__syncthreads() at line {barrier}: they staged no key or value for any tile, so the "
+           f"block's queries scored slots Ks[{n % TILE}] to Ks[{TILE - 1}] (and Vs's) that no "
+           "thread of the block filled, and the others wait at barriers those threads never "
+           "reach", "a thread past n still stages its tile's key and reaches every barrier: keep "
+           "it to the end, and guard only its query's load (qi[c] = i < n ? ... : 0.0f) and its "
+           "store of o (if (i < n))")

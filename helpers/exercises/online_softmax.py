@@ -20,7 +20,8 @@ from helpers.exercises.hidden import awkward, pick
 from helpers.exercises.kernel import KernelExercise, Launch
 from helpers.exercises.verdict import listed
 from helpers.exercises.online_softmax_models import (block_not_times_warps, first_warps_alone,
-                                                     lane_is_the_warp, max_not_kept, missing_offset,
+                                                     lane_is_the_warp, max_from_the_lane_s_value,
+                                                     max_not_kept, missing_offset,
                                                      outputs_swapped, pairs, rescales,
                                                      row_0_everywhere, row_from_the_lane,
                                                      stored_at_the_block)
@@ -233,6 +234,7 @@ def _mistakes(case, run):
         yield from missing_offset(x, m, sums, want_m, want_l)
         yield from _steps_by_the_block(case, x, m, sums)
         yield from _one_past_the_row(x, m, sums)
+        yield from max_from_the_lane_s_value(x, m, sums)
     if not np.allclose(m, want_m):
         yield from max_not_kept(m, sums)
         yield from _from_the_block_s_thread(case, x, m, sums)

@@ -1,7 +1,8 @@
 """The NumPy model of ``helpers.exercises.online_softmax``'s kernel (one warp a row, each lane's
 running pair merged by a butterfly of shuffles), right and with its known mistakes (``pairs``),
 the butterfly with one offset left out (``missing_offset``), the store left to the block's
-thread 0 (``first_warps_alone``), and row 0 read by every row (``row_0_everywhere``)."""
+thread 0 (``first_warps_alone``), row 0 read by every row (``row_0_everywhere``), and each
+lane's max started at its value in[lane], past a short row's end (``max_from_the_lane_s_value``)."""
 
 from __future__ import annotations
 
@@ -273,3 +274,28 @@ def stored_at_the_block(case, m_out, l_out, wants):
            f"{last + 1} to {rows - 1} never: lane 0 stores at row_max[blockIdx.x], the block's "
            "number, where its warp's row belongs (a block holds blockDim.x / 32 warps, one a row)",
            "row_max[row] = m; row_sum[row] = l;")
+
+
+def max_from_the_lane_s_value(x, m, sums):
+    """Each lane's max started at its value in[lane], not -INFINITY: right for a lane with a
+    column (its first), but in a row shorter than 32 the lanes cols to 31 have none, and their
+    in[lane] lies past the row's end (the next rows' values, the junk after x for the last): the
+    merge takes it as a max (their l = 0 adds nothing), and the sum is taken against it."""
+    rows, cols = x.shape
+    if cols >= 32:
+        return
+    flat = np.append(x.ravel(), np.zeros(32, x.dtype)).astype(np.float64)
+    xs, want_m = x.astype(np.float64), x.astype(np.float64).max(axis=1)
+    model_m = np.maximum(want_m, flat[np.arange(rows)[:, None] * cols + np.arange(cols, 32)].max(axis=1))
+    model_l = np.exp(xs - model_m[:, None]).sum(axis=1)
+    if np.allclose(model_m, want_m) or not np.allclose(m, model_m) or \
+            not np.allclose(sums, model_l, rtol=1e-3):
+        return
+    r = int(np.argmax(~np.isclose(m, want_m)))
+    past = "the next rows' values" + (", and past x's end" if r * cols + 31 >= rows * cols else "")
+    yield (f"row_max[{r}] = {m[r]:.6g} is no value of row {r} (its max is {want_m[r]:.6g}): each "
+           f"lane's max started at its value in[lane], but in a row of cols = {cols} lanes "
+           f"{cols} to 31 have no column, and their in[lane] lies past row {r}'s end ({past}): "
+           "the merge took that value as the row's max",
+           "start every lane's max at -INFINITY, below every value, and its sum at 0: float m "
+           "= -INFINITY, l = 0.0f; a lane with no column then counts nothing in the merge")

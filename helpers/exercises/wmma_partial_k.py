@@ -29,7 +29,8 @@ from helpers.exercises.microscope import body_words, observe, observed_launch, o
 from helpers.exercises.wmma_partial_k_models import (B_TRANSPOSED, STAGINGS, STORES,
                                                      b_fragment_col_major, c_stored_col_major,
                                                      fragment_from_other_tile, b_column_from_r,
-                                                     staged, warp_without_tile, written_by)
+                                                     rows_past_the_tile, staged, warp_without_tile,
+                                                     written_by)
 from helpers.exercises.wmma_partial_k_models import clamped as _clamped
 from helpers.exercises.wmma_partial_k_models import is_close as _is
 from helpers.exercises.wmma_partial_k_models import steps_cut_short as _steps_cut_short
@@ -107,7 +108,8 @@ def _one_tile_staged(failure):
 
 def _tile_bounds(failure):
     """An index past a shared tile, from the error's fields: one of 16 to 31 into a row of 16
-    (``declared`` "__half [16]") is a staging loop that split i into rows of 32; one past the
+    (``declared`` "__half [16]") is a staging loop that split i into rows of 32; a row of 16 or
+    more (into "__half [16][16]") one that ran i past 255 (``rows_past_the_tile``); one past the
     block's warps (the first dimension, 4), in a block whose first warp is not warp 0 of the
     grid, is the grid's warp number where the block's, w, belongs."""
     err, warps = failure.error, (failure.block or (128,))[0] // 32
@@ -120,6 +122,9 @@ def _tile_bounds(failure):
                f"column {element} of a tile's row, past its 16: the staging loop split i into "
                "rows of 32 (col = i % 32 runs to 31), but a 16 x 16 tile's rows hold 16",
                "the 256 elements of a tile go 16 to a row: int r = i / 16, col = i % 16")
+    elif declared.endswith("[16][16]") and declared.count("[") == 2 and element is not None \
+            and element >= 16:
+        yield rows_past_the_tile(err.thread[0] % 32, element)
     elif getattr(err, "length", None) == warps and (getattr(err, "block", None) or (0,))[0] > 0:
         yield (f"As and Bs hold one tile for each warp of the block ({warps}): index them with "
                "the warp's number in its block, w = threadIdx.x / 32, not its number in the grid")

@@ -298,3 +298,12 @@ def warp_without_tile(failure):
             "the staging to them)", "keep if (tile_row >= M / 16) return; before the loop: the "
             "whole warp leaves, so __syncwarp() and the wmma calls still see all 32 lanes of "
             "every warp that stays")
+
+
+def rows_past_the_tile(lane, row):
+    """(problem, hint) of a tile's row index past its 16 (``row``, by ``lane``): the staging loop
+    ran i past 255; lane 0 first at i = 256, a bound one too many."""
+    i = "i = 256: r = i / 16 = 16" if (lane, row) == (0, 16) else f"r = i / 16 = {row}"
+    return (f"lane {lane} staged {i}, a row past the tile's 16 (rows 0 to 15 hold i = 0 to 255): "
+            "the staging loop ran i on past the tile's last element, 255 (i <= 256 is one too "
+            "many)", "a tile has 256 elements, i = 0 to 255: for (int i = lane; i < 256; i += 32)")

@@ -236,10 +236,23 @@ WRONG = [
       "keys = min(TILE, n - tile * TILE)"]),
     ("loop_through_keys_itself", variant(KERNEL, ("jj < keys;", "jj <= keys;")),
      ["(index 32)", "reached slot 32", "and jj < keys"]),
+    # blind audit AD (was 'only the first 64 rows of o are right ... Hint: a loop or a guard
+    # stops short', no bound short): an early return for the threads past the last query, as in
+    # the earlier kernels, so they stage no key and skip the barriers
+    ("return_past_the_last_query", variant(KERNEL, (
+        "    int t = threadIdx.x, i = blockIdx.x * TILE + t;       // this thread's query\n",
+        "    int t = threadIdx.x, i = blockIdx.x * TILE + t;       // this thread's query\n"
+        "    if (i >= n) return;\n")),
+     ["rows 64 to 74 of o are wrong, the last block's queries",
+      "threads 11 to 31 of the last block (block 2, queries 75 to 95, i >= n) return at line",
+      "staged no key or value", "the __syncthreads() at line", "Hint: a thread past n still "
+      "stages its tile's key and reaches every barrier", "if (i < n)"]),
 ]
 # The simulator only: on a GPU the slots past Ks are Vs, then past the block's shared memory
 SIMULATOR_ONLY = dict.fromkeys(("keys_not_capped_at_the_tile", "loop_through_keys_itself"),
                                "a read past a shared array: garbage, or an illegal address, on a GPU")
+SIMULATOR_ONLY["return_past_the_last_query"] = ("a barrier the threads past n never reach, and "
+                                                "slots of Ks and Vs no thread staged: garbage")
 
 # Right, though not as the solution does it: powers of 2 (exp2f, the scale times log2(e)), as
 # FlashAttention's kernels compute them...

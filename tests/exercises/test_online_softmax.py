@@ -47,6 +47,14 @@ WRONG = [
                                                        "for (int c = lane; c <= cols; c += 32)")),
      ["the column loop ran to c <= cols: lane", "read in[cols], one past the row's end",
       "stop before cols: for (int c = lane; c < cols; c += 32)"]),
+    # blind audit AD (was 'row_max[2] = 6.17969 is no value of row 2 ... Hint: lane l reads
+    # in[c], ... of its own row', reads that were right): the running max started at the lane's
+    # first value, in[lane], which for a lane with no column lies past the row's end
+    ("max_starts_at_the_lane_s_value", variant(KERNEL, ("float m = -INFINITY, l",
+                                                        "float m = __half2float(in[lane]), l")),
+     ["each lane's max started at its value in[lane]", "lanes 10 to 31 have no column",
+      "past row 2's end", "Hint: start every lane's max at -INFINITY",
+      "float m = -INFINITY, l = 0.0f"]),
     # blind audit TEB-online_softmax-1: the merge's ?: terms without parentheses (was 'row_sum[0]
     # = 0.0152162, expected 4.63908 ... Hint: l is the sum of exp(x - m) over the row', nothing
     # on the merge)

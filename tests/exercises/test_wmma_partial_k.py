@@ -156,6 +156,13 @@ WRONG = [
      ["the zero guards of As and Bs stop one short", "As[w][r][col] = k0 + col < K ?",
       "and Bs[w][r][col] = k0 + r < K ?"]),
     # two lanes stage one element (a race, though of equal values): an index, not a barrier
+    # blind audit AD (was 'the kernel crashed: ... indexed an array past the size it was
+    # declared with (index 16) ... Hint: ... declare it as large as the largest index'): the
+    # staging loop's bound one too many, i <= 256, so lane 0 stages i = 256, row 16 of a tile
+    ("staging_loop_one_too_many", variant(KERNEL, ("i < 256; i += 32)", "i <= 256; i += 32)")),
+     ["lane 0 staged i = 256: r = i / 16 = 16, a row past the tile's 16",
+      "i <= 256 is one too many", "Hint: a tile has 256 elements, i = 0 to 255: "
+      "for (int i = lane; i < 256; i += 32)"]),
     ("lanes_stage_with_a_step_of_31", variant(KERNEL, ("i < 256; i += 32)", "i < 256; i += 31)")),
      ["data race on As[", "two threads store into the same element"]),
     ("a_row_length_n", variant(KERNEL, ("A[(tile_row * 16 + r) * K + k0 + col]", "A[(tile_row * 16 + r) * N + k0 + col]")),
@@ -321,7 +328,10 @@ SIMULATOR_ONLY = {"shared_tile_loaded_with_ld_n",
                   "loaded_before_the_warp_has_staged",
                   # a warp with no tile reads A's rows past M: past A's padding on the simulator,
                   # where a GPU may read on without a fault
-                  "only_the_store_guarded"}
+                  "only_the_store_guarded",
+                  # lane 0 stages As[w][16][0], past its warp's tile: into the next warp's
+                  # tile (a race) or past As on a GPU
+                  "staging_loop_one_too_many"}
 
 
 @pytest.fixture(scope="module")
