@@ -192,10 +192,11 @@ def _inverted(unwritten, grid: Grid, words: Words):
     y, x = np.indices(grid.threads[::-1])
     idx = (y * grid.width + x)[(x >= grid.width) | (y >= grid.height)]
     if unwritten.any() and np.array_equal(unwritten, ~np.isin(np.arange(unwritten.size), idx)):
-        yield (f"the bounds guard is inverted: the threads inside the {words.whole} returned "
-               f"(its {words.item}s were never written, but for a few that threads with "
-               f"{words.col} >= {words.cols} wrapped into), and those outside wrote past the end of "
-               f"{words.array}", f"return the threads that lie outside: {words.guard_hint}")
+        yield (f"the bounds guard is inverted: the {words.thread}s inside the {words.whole} "
+               f"returned (its {words.item}s were never written, but for a few that "
+               f"{words.thread}s with {words.col} >= {words.cols} wrapped into), and those outside "
+               f"wrote past the end of {words.array}",
+               f"return the {words.thread}s that lie outside: {words.guard_hint}")
 
 
 def reached(done, grid: Grid, words: Words, what="written"):

@@ -1,7 +1,8 @@
 """mma.h's refusal of a fragment, named from the simulator's records of it (kind "refused by a
 header", read with the others: each fragment refused is a record): mma_sync given a fragment of
 the wrong kind (``fragment_roles``), a matrix_a or matrix_b fragment of float or double in a
-16-bit shape, one of half in another shape (16, 16, 8: TF32's), or an accumulator of double.
+16-bit shape, one of half in another shape (16, 16, 8: TF32's), an accumulator of double, or one
+declared with a layout.
 ``refused(records, path, source)`` gives the verdict's (problem, hint), or None for anything else
 mma.h refuses; ``compile_errors`` reads it."""
 
@@ -28,6 +29,8 @@ def refused(records, path, source):
         return _load_layout(records[0], path)
     if _wide_accumulator(records[0]):
         return _accumulator(records, path)
+    if _accumulator_with_layout(records[0]):
+        return _accumulator_layout(records[0], path)
     if _stored_to_another_type(records[0]):
         return _half_accumulator(records[0], path)
     if _stored_to_another_type(records[0], "__half", ("float",)):
@@ -178,6 +181,25 @@ def _accumulator(records, path):
             f"declare it float: wmma::fragment<wmma::accumulator, {', '.join(d.types[1:4])}, "
             f"float> {d.expression or 'c'}; (the tensor cores take 16-bit inputs and add their "
             "products in float, in the accumulator: mixed precision)")
+
+
+def _accumulator_with_layout(d) -> bool:
+    """A REFUSED record of an accumulator fragment declared with a layout (row_major or
+    col_major), as matrix_a and matrix_b are."""
+    return (d.kind == "refused by a header" and d.names[:1] == ("fragment",) and len(d.types) > 5
+            and d.types[0] == "accumulator")
+
+
+def _accumulator_layout(d, path):
+    """wmma::fragment<wmma::accumulator, 16, 16, 16, float, wmma::row_major> c: an accumulator
+    takes no layout in its type; its memory's layout is given to store_matrix_sync."""
+    name, layout = d.expression or "the accumulator", d.types[5]
+    return (f"{_where(d, path)} declares {name}, the accumulator fragment, with a layout, "
+            f"wmma::{layout}: an accumulator fragment takes none (only matrix_a and matrix_b "
+            "fragments have their layout in their type)",
+            f"declare it without one: wmma::fragment<wmma::accumulator, {', '.join(d.types[1:5])}> "
+            f"{d.expression or 'c'}; the layout of the memory it is stored to is given to "
+            f"store_matrix_sync (wmma::mem_{layout})")
 
 
 def _stored_to_another_type(d, memory="float", accumulator=("__half", "half")) -> bool:

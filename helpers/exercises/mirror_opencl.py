@@ -67,7 +67,8 @@ def _mistakes(case, run, reports):
     yield from _scattered_one_right(out, case, run.model)
     yield from _guard_on_the_range(out, case, kernel_code(run.kernel))
     yield from _guard_after_store(out, case, kernel_code(run.kernel))
-    yield from past_the_end(out.past, case, WORDS, INDEX_HINT + "; and " + GUARD_HINT)
+    yield from past_the_end(out.past, case, WORDS, INDEX_HINT + "; and " + GUARD_HINT,
+                            out.unwritten)
     if out.unwritten.all():
         yield from _buffers_out_first(kernel_code(run.kernel))
     if out.unwritten.any():

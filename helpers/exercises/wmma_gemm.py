@@ -16,7 +16,8 @@ from helpers.exercises import wmma_tile
 from helpers.exercises.common import NEVER_SET, Input, Output
 from helpers.exercises.kernel import KernelExercise, Launch
 from helpers.exercises.verdict import matches
-from helpers.exercises.wmma_gemm_models import LOOKALIKES, past_by_row_m, tile_read
+from helpers.exercises.wmma_gemm_models import (LOOKALIKES, block_index_added, past_by_row_m,
+                                                tile_read)
 
 CASES = [(48, 80, 32), (32, 48, 64), (16, 160, 48)]  # (M, K, N): 6, 8 and 3 tiles of C
 PAD = 4096  # zeros after each input, for a fragment that reads past its matrix
@@ -339,6 +340,7 @@ def _mistakes(case, run):
         yield from _c_rows_apart(run, case, stored)
         yield from _c_columns_apart(run, case, stored)
         yield from _warp_without_parentheses(run, case, stored)
+        yield from block_index_added(case, run.launch.grid[0], run.launch.block[0] // 32, stored)
     if out.past.size or out.unwritten.any():
         yield from _c_tiles_swapped(run, case, stored)
         yield from _c_ld(run, case, stored)

@@ -1,7 +1,8 @@
 """The known wrong kernels of ``helpers.exercises.wmma_gemm`` (C = A B, one warp a 16 x 16 tile
 of C, B stored by columns) that its ``_product`` models: each as the model's arguments from the
-case (M, K, N), with its problem and hint (``LOOKALIKES``); the tile a load reads (``tile_read``)
-and the elements past C that the warps of the rows of tiles past it store (``past_by_row_m``)."""
+case (M, K, N), with its problem and hint (``LOOKALIKES``); the block's index added to the warp's
+number (``block_index_added``); the tile a load reads (``tile_read``) and the elements past C that
+the warps of the rows of tiles past it store (``past_by_row_m``)."""
 
 from __future__ import annotations
 
@@ -128,6 +129,34 @@ LOOKALIKES = [
           (True, False, "A's tile's", "A's tile (tile_row, k / 16) starts at A + tile_row * 16 * K + k"),
           (False, True, "B's tile's", "B's tile (k / 16, tile_col) starts at B + tile_col * 16 * K + k"))),
 ]
+
+
+def block_index_added(case, blocks, per_block, stored):
+    """warp = blockIdx.x + threadIdx.x / 32: block b's warps numbered b to b + per_block - 1,
+    where b * per_block on belongs, so the blocks' tiles overlap and the last tiles get no warp:
+    the elements written (``stored``, 16 rows past C's end too) are those of the tiles so
+    numbered (a warp whose tile_row is past M / 16 returns), and some tile was never written."""
+    (m, _, n), per_row = case, case[2] // 16
+    tiles = (m // 16) * per_row
+    numbers = {b + j for b in range(blocks) for j in range(per_block)} & set(range(tiles))
+    mask = np.zeros((m + 16, n), bool)
+    for t in numbers:
+        mask[t // per_row * 16:t // per_row * 16 + 16, t % per_row * 16:t % per_row * 16 + 16] = True
+    missing = sorted(set(range(tiles)) - numbers)
+    if blocks < 2 or not missing or not np.array_equal(mask.ravel(), stored):
+        return
+    first, (r, c) = missing[0], divmod(missing[0], per_row)
+    at = f"tile_row {r}, tile_col {c}, C[{16 * r}][{16 * c}] on"
+    which = (f"tile {first} of {tiles} ({at}) was" if len(missing) == 1 else
+             f"tiles {first} to {missing[-1]} of {tiles} (the first: {at}) were")
+    yield (f"{which} never computed: warp = blockIdx.x + "
+           f"threadIdx.x / 32 adds the block's index where the number of its first warp belongs, "
+           f"so block b's warps took the numbers b to b + {per_block - 1}: block 1's warps took "
+           f"the numbers 1 to {per_block} ({per_block - 1} of them block 0's too), not "
+           f"{per_block} to {2 * per_block - 1}, and the warps' numbers stop at "
+           f"{blocks + per_block - 2}",
+           f"a block holds blockDim.x / 32 = {per_block} warps, so block b's first warp is "
+           f"number {per_block}b: warp = (blockIdx.x * blockDim.x + threadIdx.x) / 32")
 
 
 def past_by_row_m(m, n, warps, rows=1):

@@ -66,6 +66,11 @@ WRONG = {
                               "after the store to out (line 12): the work-items outside the image "
                               "(53 x 37) store first and return only then",
                               "the guard must come before any access to memory: move it up"),
+    # blind audit AD (was 'threads outside the image wrote past the end of out ... Hint: no
+    # bounds guard, or only half of one'): the whole guard inverted, the work-items inside return
+    "guard_inverted": ([("x >= width || y >= height", "x < width && y < height")],
+                       "the bounds guard is inverted: the work-items inside the image returned",
+                       "return the work-items that lie outside"),
     "guard_off_by_one": ([("x >= width || y >= height", "x > width || y > height")],
                          "the bounds guard is off by one", "(>=, not >)"),
     "guard_sides_swapped": ([("x >= width || y >= height", "x >= height || y >= width")],

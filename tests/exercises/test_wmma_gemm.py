@@ -90,6 +90,15 @@ WRONG = [
      ["warp = blockIdx.x * blockDim.x + threadIdx.x / 32 divides only threadIdx.x by 32",
       "block b's warps start at b * blockDim.x", "only block 0's warps stored",
       "Hint: write the parentheses: warp = (blockIdx.x * blockDim.x + threadIdx.x) / 32"]),
+    # blind audit AD (was '256 elements of C were never written (the first is C[32][16]) ...
+    # Hint: C's tile (tile_row, tile_col) starts at C + ...', the store being right): the block's
+    # index added to the warp's number, not its first warp's
+    ("warp_plus_the_block_index", variant(KERNEL, ("int warp = (blockIdx.x * blockDim.x + threadIdx.x) / 32;",
+                                                   "int warp = blockIdx.x + threadIdx.x / 32;")),
+     ["tile 5 of 6 (tile_row 2, tile_col 1, C[32][16] on) was never computed",
+      "warp = blockIdx.x + threadIdx.x / 32 adds the block's index", "block 1's warps took the "
+      "numbers 1 to 4", "Hint: a block holds blockDim.x / 32 = 4 warps",
+      "warp = (blockIdx.x * blockDim.x + threadIdx.x) / 32"]),
     ("c_stored_by_columns", variant(KERNEL, ("wmma::mem_row_major", "wmma::mem_col_major")),
      ["stored column after column", "mem_row_major"]),
     ("k_below_k_over_16", variant(KERNEL, ("k < K; k += 16", "k < K / 16; k += 16")),

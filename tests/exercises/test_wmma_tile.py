@@ -236,6 +236,15 @@ DOES_NOT_COMPILE = {
                                      "16, 16, half, wmma::row_major> fa; and wmma::fragment<wmma::"
                                      "matrix_b, 16, 16, 16, half, wmma::col_major> fb;",
                                      "the accumulator in the same shape"], ""),
+    # blind audit AD (was "... does not compile. Hint: read the compiler's first error: it names
+    # the file and line", a static_assert in mma.h): the accumulator declared with a layout, as
+    # the inputs are
+    "accumulator_given_a_layout": ([("wmma::accumulator, 16, 16, 16, float> fc;",
+                                     "wmma::accumulator, 16, 16, 16, float, wmma::row_major> fc;")],
+                                   ["line 13 declares fc, the accumulator fragment, with a layout, "
+                                    "wmma::row_major: an accumulator fragment takes none"],
+                                   ["wmma::fragment<wmma::accumulator, 16, 16, 16, float> fc;",
+                                    "wmma::mem_row_major"], "fa"),
     # blind audit S16: the accumulator declared double (was g++'s template error and 'does not
     # compile. Hint: read the compiler's first error ...')
     "accumulator_declared_double": ([("wmma::accumulator, 16, 16, 16, float> fc;",
