@@ -367,14 +367,15 @@ def host_clock(fn, gbs, made):
 
 def source_first(fn, drv):
     """For ``copies_noted``'s check: a copy host to device given source first, a device buffer
-    where the host array belongs and an array where the destination does (drv.memcpy_htod_async(
-    h, d, stream), NumPy's and shutil's order), refused (``Refused``) before the driver fails on
-    it, with the line of ``fn``'s code that queued it (the frame running ``fn``'s code)."""
+    (or an address in one, int(d) + lo * 4) where the host array belongs and an array where the
+    destination does (drv.memcpy_htod_async(h, d, stream), NumPy's and shutil's order), refused
+    (``Refused``) before the driver fails on it, with the line of ``fn``'s code that queued it
+    (the frame running ``fn``'s code)."""
     from helpers.exercises.function import Refused
 
     def check(copy):
-        if copy[0] != "htod" or not isinstance(copy[1], drv.DeviceAllocation) or not hasattr(
-                copy[3], "__array_interface__"):
+        if copy[0] != "htod" or not isinstance(copy[1], (drv.DeviceAllocation, numbers.Integral)
+                                               ) or not hasattr(copy[3], "__array_interface__"):
             return
         frame = sys._getframe(1)
         while frame is not None and frame.f_code is not getattr(fn, "__code__", None):
