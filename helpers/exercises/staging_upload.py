@@ -31,9 +31,8 @@ import sys
 import numpy as np
 
 from helpers.exercises import hidden as hidden_cases
-from helpers.exercises.copy_bandwidth_models import source_first
 from helpers.exercises.function import (Refused, check_function, hold_streams, pointer_added,
-                                        run_catching)
+                                        run_catching, source_first)
 from helpers.exercises.learner_code import told_uncalled
 from helpers.exercises.staging_upload_filling import Queued, filled_after_queued, not_staged
 from helpers.exercises.staging_upload_models import (at_element_offsets, at_elements,
