@@ -337,10 +337,12 @@ def _power(d, where, source):
     """Python's ** for a power: x ** 2 is x * (*2) in C, a pointer's value it cannot take. An
     element for the exponent (a[i] ** b[i]; the record's operands stop at its name, the source's
     line has its subscripts) is a product written with two *: no exercise raises to an array's
-    element."""
+    element. Math's x ^ 2 is C's exclusive or (``_caret``)."""
     base, exponent = d.operands
     lines = source.splitlines()
     line = lines[d.line - 1] if 0 < d.line <= len(lines) else ""
+    if d.names == ("^",):
+        return _caret(where, d.expression, line.strip() or d.expression)
     more = re.search(re.escape(d.expression) + r"\s*((?:\[[^\]]*\])+)", line) if d.expression else None
     if more:
         exponent, whole = exponent + more[1], more[0]
@@ -354,6 +356,15 @@ def _power(d, where, source):
             f"{base} * (*{exponent}), and {exponent} is no pointer)",
             f"multiply it out: {square}" + (f" (or powf({base}, 2.0f))" if exponent == "2"
                                             else ""))
+
+
+def _caret(where, expression, line):
+    """Math's x ^ 2 for a power: C's ^ is exclusive or, of integers alone, refused on a float. The
+    hint gives the learner's ``line`` with each such power multiplied out."""
+    return (f"{where} writes {expression} for a power: C's ^ is exclusive or, of two integers "
+            "(it does not apply to a float), and C has no power operator",
+            "multiply it out: " + re.sub(r"([\w.]+(?:\[[^\]]*\])?)\s*\^\s*([\w.]+)", lambda m: (
+                f"{m[1]} * {m[1]}" if m[2] == "2" else f"powf({m[1]}, {m[2]})"), line))
 
 
 _RULES = {
@@ -372,7 +383,8 @@ _RULES = {
     "undeclared": _undeclared, "no member": _no_member, "no conversion": _conversion,
     "mismatched types in ?:": _conditional, "store into read-only": _read_only,
     "value returned from a void function": _void_return, "expected": _expected,
-    "redeclared": _redeclared, "no matching function": _no_match, "** as a power": _power,
+    "redeclared": _redeclared, "no matching function": _no_match,
+    "a power in another notation": _power,
 }
 """The rule for each kind of ``Diagnostic``: ``(record, where, source)`` to (problem, hint), or
 None for the plain verdict."""

@@ -38,8 +38,9 @@ from helpers.exercises.copy_bandwidth_models import (Ms, as_microseconds, bytes_
                                                    converted_twice, counted_twice, divided_by_1e10,
                                                    floored, host_clock, is_floored, made_larger,
                                                    made_whole, object_size, one_element, one_event,
-                                                   source_first, tenfold_seconds, upside_down)
-from helpers.exercises.function import check_function, copies_noted, run_catching
+                                                   tenfold_seconds, upside_down,
+                                                   waited_after_the_read)
+from helpers.exercises.function import check_function, copies_noted, run_catching, source_first
 from helpers.exercises.verdict import Verdict, check_cases
 
 MiB = 1 << 20
@@ -240,6 +241,7 @@ def _watched(drv, fn):
 
     def unrecorded(err):
         return (_never_recorded(missing) or _end_waited_early(pair, waited, early)
+                or waited_after_the_read(fn, pair, waited, err)
                 or _start_waited_for(pair, waited, err, drv))
 
     def slip(gbs):

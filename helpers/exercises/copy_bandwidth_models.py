@@ -1,16 +1,16 @@
 """The models of notebook 05's event-timing exercise that ``helpers.exercises.copy_bandwidth``
 reads the learner's ms and code with: the ms that time_till hands over, noting what was done to
 it; a time converted to seconds twice; one element's bytes where the array's belong; the time
-read from one event to itself; a copy's arguments given source first (``source_first``)."""
+read from one event to itself; the end event waited for after the time was read
+(``waited_after_the_read``)."""
 
 from __future__ import annotations
 
 import ast
 import math
 import numbers
-import sys
 
-from helpers.exercises.learner_code import code_of
+from helpers.exercises.learner_code import code_of, learner_line
 
 
 WHOLE = {"__int__": "int()", "__trunc__": "math.trunc()", "__floor__": "math.floor()",
@@ -365,32 +365,23 @@ def host_clock(fn, gbs, made):
            "end.synchronize() and ms = start.time_till(end)")
 
 
-def source_first(fn, drv):
-    """For ``copies_noted``'s check: a copy host to device given source first, a device buffer
-    where the host array belongs and an array where the destination does (drv.memcpy_htod_async(
-    h, d, stream), NumPy's and shutil's order), refused (``Refused``) before the driver fails on
-    it, with the line of ``fn``'s code that queued it (the frame running ``fn``'s code)."""
-    from helpers.exercises.function import Refused
-
-    def check(copy):
-        if copy[0] != "htod" or not isinstance(copy[1], drv.DeviceAllocation) or not hasattr(
-                copy[3], "__array_interface__"):
-            return
-        frame = sys._getframe(1)
-        while frame is not None and frame.f_code is not getattr(fn, "__code__", None):
-            frame = frame.f_back
-        code = code_of(fn) if frame is not None else None
-        call = code and next((n for n in ast.walk(code.tree) if isinstance(n, ast.Call)
-                              and getattr(n.func, "attr", "") == "memcpy_htod_async"
-                              and len(n.args) >= 2 and code.number(n) == frame.f_lineno), None)
-        host, device, rest, where = "h", "d", ", stream", "memcpy_htod_async"
-        if call:
-            host, device = (ast.unparse(a) for a in call.args[:2])
-            rest = "".join(f", {ast.unparse(a)}" for a in [*call.args[2:], *call.keywords])
-            where = f"{code.quoted(call)} gives memcpy_htod_async"
-        raise Refused((f"{where} the host array {host} first and the device buffer {device} "
-                       "second: it takes the destination first, the device buffer, then the "
-                       f"host array it copies from (it tried to read {device} as host memory)",
-                       f"the destination comes first: drv.memcpy_htod_async({device}, {host}"
-                       f"{rest}) (htod: into the device buffer, from the host array)"))
-    return check
+def waited_after_the_read(fn, pair, waited, err):
+    """(problem, hint) when time_till or time_since failed (``err``) before the host waited for
+    the end event (``pair`` = [start, end]; ``waited``, the events synchronized) and ``fn``'s
+    code waits for that event on a later line: the wait and the read in the wrong order."""
+    code, line = code_of(fn), learner_line(err)
+    if len(pair) != 2 or any(e is pair[1] for e in waited) or not code or not line:
+        return None
+    calls = [n for n in ast.walk(code.tree)
+             if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute)]
+    read = next((n for n in calls if n.func.attr in ("time_till", "time_since") and n.args
+                 and code.number(n) == line[0]), None)
+    end = read and ast.unparse(read.args[0] if read.func.attr == "time_till" else read.func.value)
+    wait = read and next((n for n in calls if n.func.attr == "synchronize" and code.number(n)
+                          > line[0] and ast.unparse(n.func.value) == end), None)
+    if not wait:
+        return None
+    return (f"{end}.synchronize() (line {code.number(wait)}) comes after {code.text(read)} (line "
+            f"{line[0]}): the time was read before the host waited for {end}, while the copy was "
+            f"still on its way", f"wait first, then read the time: {end}.synchronize(), then "
+            f"{code.text(read)}")

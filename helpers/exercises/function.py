@@ -2,17 +2,21 @@
 staging_upload and pipeline, notebook 11's gray_split, halo_exchange and split_sum): the check
 that refuses anything but a function, and the function run so that whatever it raises becomes a
 mistake, never the checker's crash, told with the line of the learner's code that raised it
-(``learner_code.raised``), and the copies it queued noted; for notebook 11's, the thread's context stack read
+(``learner_code.raised``), and the copies it queued noted (one given source first refused:
+``source_first``); for notebook 11's, the thread's context stack read
 and restored around the run, the current device, a loop that stopped at an empty share, the
 copies to the host it made and the order of its launches."""
 
 from __future__ import annotations
 
+import ast
 import contextlib
+import numbers
+import sys
 
 import numpy as np
 
-from helpers.exercises.learner_code import learner_line, raised
+from helpers.exercises.learner_code import code_of, learner_line, raised
 from helpers.exercises.verdict import Mistake, Verdict, not_yet
 
 READ_THE_MESSAGE = "the message says what went wrong on that line"
@@ -62,6 +66,35 @@ def copies_noted(drv, check=None):
         return copy
     return calls_noted(drv, ("memcpy_htod_async", "memcpy_dtoh_async"), note)
 
+
+def source_first(fn, drv):
+    """For ``copies_noted``'s check: a copy host to device given source first, a device buffer
+    (or an address in one, int(d) + lo * 4) where the host array belongs and an array where the
+    destination does (drv.memcpy_htod_async(h, d, stream), NumPy's and shutil's order), refused
+    (``Refused``) before the driver fails on it, with the line of ``fn``'s code that queued it
+    (the frame running ``fn``'s code)."""
+    def check(copy):
+        if copy[0] != "htod" or not isinstance(copy[1], (drv.DeviceAllocation, numbers.Integral)
+                                               ) or not hasattr(copy[3], "__array_interface__"):
+            return
+        frame = sys._getframe(1)
+        while frame is not None and frame.f_code is not getattr(fn, "__code__", None):
+            frame = frame.f_back
+        code = code_of(fn) if frame is not None else None
+        call = code and next((n for n in ast.walk(code.tree) if isinstance(n, ast.Call)
+                              and getattr(n.func, "attr", "") == "memcpy_htod_async"
+                              and len(n.args) >= 2 and code.number(n) == frame.f_lineno), None)
+        host, device, rest, where = "h", "d", ", stream", "memcpy_htod_async"
+        if call:
+            host, device = (ast.unparse(a) for a in call.args[:2])
+            rest = "".join(f", {ast.unparse(a)}" for a in [*call.args[2:], *call.keywords])
+            where = f"{code.quoted(call)} gives memcpy_htod_async"
+        raise Refused((f"{where} the host array {host} first and the device buffer {device} "
+                       "second: it takes the destination first, the device buffer, then the "
+                       f"host array it copies from (it tried to read {device} as host memory)",
+                       f"the destination comes first: drv.memcpy_htod_async({device}, {host}"
+                       f"{rest}) (htod: into the device buffer, from the host array)"))
+    return check
 
 HOLD_MS = 20.0
 """How long ``hold_streams`` keeps each stream busy before the learner's work."""

@@ -148,6 +148,7 @@ def _mistakes(fn, contexts, n):
         yield from split_sum_models.unpacked_out_of_order(fn, err)
         yield from split_sum_models.devices_from_len_x(fn, err, x, contexts)
         yield from split_sum_models.devices_from_1(fn, err, contexts)
+        yield from split_sum_models.indexed_by_device(fn, err, calls)
         yield raised
         return
     yield from context_mistakes(before, after)

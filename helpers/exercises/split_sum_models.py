@@ -91,10 +91,7 @@ def unpacked_out_of_order(fn, error):
     if (code := code_of(fn)) is None:
         return
     names = lambda elts: [getattr(e, "id", None) for e in elts]  # noqa: E731 - None: no name
-    appends = [(node.func.value.id, node.args[0]) for node in ast.walk(code.tree)
-               if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
-               and node.func.attr == "append" and isinstance(node.func.value, ast.Name)
-               and len(node.args) == 1 and isinstance(node.args[0], ast.Tuple)]
+    appends = _appended(code)
     for loop in (node for node in ast.walk(code.tree) if isinstance(node, ast.For)
                  and isinstance(node.target, ast.Tuple) and isinstance(node.iter, ast.Name)):
         if line is None or not code.number(loop) <= line[0] <= code.first + loop.end_lineno - 1:
@@ -115,6 +112,45 @@ def unpacked_out_of_order(fn, error):
                    f"unpack in the order the tuples were appended: for {', '.join(right)} in "
                    f"{loop.iter.id}:")
             return
+
+
+def _appended(code):
+    """(the list's name, the tuple) of each list.append((...)) of a tuple in ``code``."""
+    return [(node.func.value.id, node.args[0]) for node in ast.walk(code.tree)
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+            and node.func.attr == "append" and isinstance(node.func.value, ast.Name)
+            and len(node.args) == 1 and isinstance(node.args[0], ast.Tuple)]
+
+
+def indexed_by_device(fn, error, calls):
+    """A list of the devices that had a share (started.append((k, share, ...)) after an empty
+    share was skipped) read back by device number, started[k] for each k: a device whose share
+    was empty (``calls``: how often each device's sum ran) left it shorter, and started[k]
+    raised IndexError. Read from fn's code (the list appended tuples, indexed by a name on the
+    line that raised) and the values in the frame that raised."""
+    line = learner_line(error) if isinstance(error, IndexError) else None
+    empty = [k for k, ran in enumerate(calls) if not ran]
+    if not empty or line is None or (code := code_of(fn)) is None or (
+            frame := _frame_of(error, fn)) is None:
+        return
+    func = next((node for node in ast.walk(code.tree) if isinstance(node, ast.FunctionDef)), None)
+    devices = func.args.args[1].arg if func and len(func.args.args) > 1 else "contexts"
+    for name, put in _appended(code):
+        listed = frame.f_locals.get(name)
+        for index in (node.slice.id for node in ast.walk(code.tree)
+                      if isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Name)
+                      and ast.unparse(node.value) == name and code.number(node) == line[0]):
+            k = frame.f_locals.get(index)
+            if isinstance(listed, list) and isinstance(k, int) and k >= len(listed):
+                unpacked = ", ".join(getattr(e, "id", "partial") for e in put.elts)
+                entries = f"{len(listed)} {'entry' if len(listed) == 1 else 'entries'}"
+                yield (f"{name} holds an entry only for each device that had a share: device "
+                       f"{empty[0]}'s share was empty (sums[{empty[0]}] never ran), so {name} has "
+                       f"{entries}, and {name}[{index}] with {index} = {k} raised IndexError at "
+                       f"line {line[0]} of {line[1]} ({line[2]}): {name}'s places are not device "
+                       f"numbers", f"loop over what was started: for {unpacked} in {name}:, "
+                       f"and use that entry's device's context: with using({devices}[k]):")
+                return
 
 
 def share_size_rounded(n, calls, probe):

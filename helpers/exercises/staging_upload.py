@@ -32,7 +32,7 @@ import numpy as np
 
 from helpers.exercises import hidden as hidden_cases
 from helpers.exercises.function import (Refused, check_function, hold_streams, pointer_added,
-                                        run_catching)
+                                        run_catching, source_first)
 from helpers.exercises.learner_code import told_uncalled
 from helpers.exercises.staging_upload_filling import Queued, filled_after_queued, not_staged
 from helpers.exercises.staging_upload_models import (at_element_offsets, at_elements,
@@ -103,16 +103,19 @@ class _Copies:
     memcpy_htod) and each wait for a stream the checker made (``("wait", the stream)``), and in
     ``queued`` what each copy's source held when queued and at the next of these calls. Given
     ``d`` (its address, its bytes with the guard after it, and the chunk), a copy that would run
-    past its end is refused (``_past_d``): a GPU would write what lies after it."""
+    past its end is refused (``_past_d``): a GPU would write what lies after it. Given ``fn``, a
+    copy given source first is refused (``source_first``), named at fn's line."""
 
-    def __init__(self, drv, d=None):
+    def __init__(self, drv, d=None, fn=None):
         self._drv, self.sources, self.log, self.d, self.places = drv, [], [], d, []
-        self.queued = Queued()
+        self.queued, self.check = Queued(), source_first(fn, drv) if fn else None
 
     def __getattr__(self, name):
         return getattr(self._drv, name)
 
     def memcpy_htod_async(self, dest, src, *args, **kwargs):
+        if self.check:
+            self.check(("htod", src, None, dest))
         if self.d is not None:
             _past_d(dest, src, len(self.sources), *self.d)
             self.places.append(_place(dest, src, self.d[0]))
@@ -262,7 +265,7 @@ def _seen(fn, n, chunk, drv, catch):  # _mistakes's, as the run shows them
     staging.taken = []
     for buf in staging:
         buf[:] = np.nan          # h holds none: a buffer still all NaN was never filled
-    copies = _Copies(drv, (int(d), (n + chunk) * 4, chunk))
+    copies = _Copies(drv, (int(d), (n + chunk) * 4, chunk), fn)
     streams = copies.streams(2)
     hold_streams(streams, drv)
     learner_s, fn = fn, _on_the_simulator(fn, copies) if _reads_global_drv(fn) else fn

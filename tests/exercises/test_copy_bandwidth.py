@@ -182,6 +182,15 @@ def my_copy_gbs(h, d, stream):
     "the_time_read_before_the_copy_ended": (right_but("    end.synchronize()\n", ""),
                                             {"problem": "cuEventElapsedTime failed: device not ready",
                                              "hint": "message"}),
+    # blind audit AD (was 'your function raised RuntimeError at line 6 ... (ms = start.time_till(
+    # end)): cuEventElapsedTime failed: device not ready ... Hint: the message says what went
+    # wrong on that line'): end.synchronize() one line too late, after the time was read
+    "end_waited_for_after_the_read": (
+        right_but("    end.synchronize()\n    ms = start.time_till(end)\n",
+                  "    ms = start.time_till(end)\n    end.synchronize()\n"),
+        {"problem": "end.synchronize() (line 8) comes after ms = start.time_till(end) (line 7)",
+         "hint": "wait first, then read the time: end.synchronize(), then ms = "
+                 "start.time_till(end)"}),
     # blind audit TGC-copy_bandwidth-1 (was "your function raised RuntimeError at line 16 of your
     # cell (ms = start.time_till(end)): cuEventElapsedTime failed: device not ready ... Hint: the
     # message says what went wrong on that line"): the host waited for start, not for end

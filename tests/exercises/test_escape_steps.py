@@ -306,3 +306,13 @@ def test_pythons_power_is_named_by_the_compilers_record():
                              {"problem": "writes z_re ** 2, Python's power: C has no ** operator",
                               "hint": "z_re * z_re"})
 
+
+
+def test_maths_caret_for_a_square_is_named_by_the_compilers_record():
+    """Blind audit AD (was 'does not compile. Hint: read the compiler's first error'): z_re^2 for
+    the square, as in math notation; C's ^ is exclusive or, which g++ refuses on a float."""
+    assert_refused_and_named(checker.check_escape_steps, "escape_steps", "caret",
+                             [("float re = z_re * z_re - z_im * z_im + c_re[i];",
+                               "float re = z_re^2 - z_im^2 + c_re[i];")],
+                             {"problem": "writes z_re^2 for a power: C's ^ is exclusive or",
+                              "hint": "z_re * z_re"})

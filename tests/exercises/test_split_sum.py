@@ -161,6 +161,16 @@ WRONG = {
                               "appended as share",
                               "unpack in the order the tuples were appended: for k, share, partial "
                               "in started:"),
+    # blind audit AD (was 'your function raised IndexError at line 25 of split_sum_1.py (total +=
+    # float(started[k][2].get())): list index out of range ... Hint: the message says what went
+    # wrong on that line'): the collecting loop indexes started by device number, though a device
+    # with an empty share has no entry there
+    "started_indexed_by_device": ([(COLLECT, "    for k in range(n):\n        with using(contexts[k]):\n"
+                                             "            total += float(started[k][2].get())\n")],
+                                  "started holds an entry only for each device that had a share: "
+                                  "device 0's share was empty (sums[0] never ran), so started has "
+                                  "1 entry, and started[k] with k = 1 raised IndexError at line",
+                                  "loop over what was started: for k, share, partial in started:"),
     # blind audit TNB-split_sum-1: n = len(x) where n = len(contexts) belongs (was 'your function
     # raised IndexError at line 20 of split_sum.py (with using(contexts[k]):): list index out of
     # range ... Hint: the message says what went wrong on that line', the n not named)
@@ -234,7 +244,8 @@ SPLIT_MISTAKES = {"device_0_alone", "tail_left_out", "shares_overlap", "outside_
                   "collected_inside_the_launch_loop", "last_device_left_out",
                   "sliced_to_hi_plus_one", "every_share_to_sums_0", "n_from_len_x",
                   "return_inside_the_collecting_loop", "divided_by_the_devices",
-                  "share_uploaded_outside_the_context", "started_reassigned_not_appended"}
+                  "share_uploaded_outside_the_context", "started_reassigned_not_appended",
+                  "started_indexed_by_device"}
 """Mistakes in how the work is split between devices: with one device there is nothing to split
 (the H200 run passed them all, and its verdict says to check on the simulator's two devices)."""
 

@@ -22,7 +22,8 @@ fields each fills:
 - REDECLARED, "redeclared": ``names`` the name, ``types`` its new type where g++ says it;
 - NO_MATCH, "no matching function": ``names`` the function, ``types`` the arguments' types as g++
   gives them (``unsigned int&``); ``expression`` the call, ``operands`` its arguments' text;
-- POWER, "** as a power": Python's ``x ** 2``, which C reads as x * (*2): ``operands`` (x, 2);
+- POWER, "a power in another notation": Python's ``x ** 2``, which C reads as x * (*2), or math's
+  ``x ^ 2`` on a float (C's ^ is exclusive or): ``names`` the operator, ``operands`` (x, 2);
 - REFUSED, "refused by a header": a ``static_assert`` of a header the simulator gives (mma.h's
   shapes and types CUDA lacks), at the learner's line that instantiated it: ``names`` the
   template (``fragment``, ``load_matrix_sync``), ``types`` its arguments as g++ gives them,
@@ -53,11 +54,11 @@ CONTINUE, BREAK, UNDECLARED = "continue outside a loop", "break outside a loop",
 NO_MEMBER, CONVERSION = "no member", "no conversion"
 CONDITIONAL, READ_ONLY, EXPECTED = "mismatched types in ?:", "store into read-only", "expected"
 VOID_RETURN, REDECLARED, OTHER = "value returned from a void function", "redeclared", "other"
-NO_MATCH, POWER, REFUSED = "no matching function", "** as a power", "refused by a header"
+NO_MATCH, REFUSED = "no matching function", "refused by a header"
 MATH_ARGUMENT, HOST_FUNCTION, KERNEL_CALLED = "math argument", "host function", "kernel called"
 SHARED_INITIALIZER, VLA, EXCEPTION = "shared initializer", "variable length array", "exception"
 HOST_VARIABLE, HOST_LIBRARY, KERNEL_RETURNS = "host variable", "host library", "kernel returns"
-DYNAMIC_INIT = "dynamic initializer"
+DYNAMIC_INIT, POWER = "dynamic initializer", "a power in another notation"
 
 
 @dataclasses.dataclass(frozen=True)
@@ -103,6 +104,7 @@ _KINDS = [  # (kind, g++'s words, with the names and types as groups)
     (REDECLARED, r"(?:conflicting declaration|redeclaration of) {}".format(*_q("declared"))),
     (NO_MATCH, r"no matching function for call to {}".format(*_q("call"))),
     (POWER, r"invalid type argument of unary [‘']\*[’'] \(have {}\)".format(*_q("type"))),
+    (POWER, r"invalid operands of types {} and .* to binary [‘']operator\^".format(*_q("type"))),
     (VLA, r"variable length array {} is used".format(*_q("array"))),
 ]
 
@@ -119,8 +121,7 @@ def diagnostics(stderr, source=""):
             found.extend(_refused(stderr, error, lines) or _expanded(stderr, error, lines))
             continue
         column = int(error.group("column")) if error.group("column") else None
-        found.append(_read(error.group("text"), file, number, column,
-                           lines.get((file, number), "")))
+        found.append(_read(error["text"], file, number, column, lines.get((file, number), "")))
     return tuple(found)
 
 
@@ -261,12 +262,12 @@ def _call(here, m, code, at):
 
 
 def _power(here, m, code, at):
-    """POWER where the learner's text has ``x ** y`` at the column (else an OTHER: a unary * on
-    a value that is no pointer, written otherwise)."""
-    for found in re.finditer(r"([\w.]+(?:\[[^\]]*\])?|\))\s*\*\*\s*([\w.]+)", code):
+    """POWER where the learner's text has ``x ** y`` or ``x ^ y`` at the column (else an OTHER: a
+    unary * on a value that is no pointer, or a ^ on floats, written otherwise)."""
+    for found in re.finditer(r"([\w.]+(?:\[[^\]]*\])?|\))\s*(\*\*|\^)\s*([\w.]+)", code):
         if found.start() <= at <= found.end():
             return dataclasses.replace(here, types=(_type(m["type"]),), expression=found[0],
-                                       operands=(found[1], found[2]))
+                                       names=(found[2],), operands=(found[1], found[3]))
     return dataclasses.replace(here, kind=OTHER)
 
 

@@ -22,6 +22,7 @@ __global__ void k(const float *m, float *out, int rows, int cols)
 }
     atomicMin(out[0], sum);
     float sq = sum ** 2;
+    float re = z_re^2 - z_im^2;
 """
 
 
@@ -63,7 +64,10 @@ __global__ void k(const float *m, float *out, int rows, int cols)
      diagnosed.NO_MATCH, {"names": ("atomicMin",), "types": ("float&", "float&"),
                           "expression": "atomicMin(out[0], sum)", "operands": ("out[0]", "sum")}),
     ("k.cu:10:21: error: invalid type argument of unary ‘*’ (have ‘int’)", diagnosed.POWER,
-     {"types": ("int",), "expression": "sum ** 2", "operands": ("sum", "2")}),
+     {"types": ("int",), "expression": "sum ** 2", "names": ("**",), "operands": ("sum", "2")}),
+    ("k.cu:11:20: error: invalid operands of types ‘float’ and ‘float’ to binary ‘operator^’",
+     diagnosed.POWER, {"types": ("float",), "expression": "z_re^2", "names": ("^",),
+                       "operands": ("z_re", "2")}),
     ("k.cu:4:5: error: invalid type argument of unary ‘*’ (have ‘float’)", diagnosed.OTHER, {}),
     ("k.cu:3:1: error: #error not CUDA", diagnosed.OTHER, {}),
 ])
