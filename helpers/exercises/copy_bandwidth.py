@@ -34,12 +34,10 @@ import time
 import numpy as np
 
 from helpers.exercises import hidden as hidden_cases
-from helpers.exercises.copy_bandwidth_models import (Ms, as_microseconds, bytes_times_itemsize,
-                                                   converted_twice, counted_twice, divided_by_1e10,
-                                                   floored, host_clock, is_floored, made_larger,
-                                                   made_whole, object_size, one_element, one_event,
-                                                   tenfold_seconds, upside_down,
-                                                   waited_after_the_read)
+from helpers.exercises.copy_bandwidth_models import (
+    Ms, as_microseconds, bytes_times_itemsize, converted_twice, counted_once, counted_twice,
+    divided_by_1e10, floored, host_clock, is_floored, made_larger, made_whole, object_size,
+    one_element, one_event, tenfold_seconds, upside_down, waited_after_the_read)
 from helpers.exercises.function import check_function, copies_noted, run_catching, source_first
 from helpers.exercises.verdict import Verdict, check_cases
 
@@ -159,9 +157,10 @@ def _slip(fn, gbs, factor, problem, hint):
         yield object_size(fn, gbs, problem, hint) if factor == "getsizeof" else made_whole(
             fn, hint, gbs, problem)
         return
-    if factor in ("itemsize", "floor", "inverted", "centi"):  # floor...: problem the right GB/s
+    if factor in ("itemsize", "floor", "inverted", "centi", "copies"):  # copies: problem k
         yield one_element(fn, gbs, problem, hint) if factor == "itemsize" else {"floor": floored,
-            "inverted": upside_down, "centi": tenfold_seconds}[factor](fn, gbs, problem)
+            "inverted": upside_down, "centi": tenfold_seconds, "copies": counted_once}[factor](
+                fn, gbs, problem)
         return
     if factor == 1e-3:
         yield from made_larger(fn, gbs)
@@ -245,7 +244,7 @@ def _watched(drv, fn):
                 or _start_waited_for(pair, waited, err, drv))
 
     def slip(gbs):
-        return _slip_of(gbs, copies, ms, notes)
+        return _slip_of(gbs, copies, ms, notes, pair)
 
     drv.Event = Event
     try:
@@ -257,12 +256,15 @@ def _watched(drv, fn):
         drv.Event = event
 
 
-def _slip_of(gbs, copies, ms, notes):
+def _slip_of(gbs, copies, ms, notes, pair):
     """``slip(gbs)`` of ``_watched``: the slip that gbs is to the bytes ``copies`` copied over
-    the last of ``ms``, (factor, problem, hint), or ("itemsize", itemsize, nbytes); else None."""
+    the last of ``ms`` (read from ``pair``'s events), (factor, problem, hint), else None."""
     nbytes = sum(getattr(host, "nbytes", 0) for way, host, *_ in copies if way == "htod")
     if not nbytes or not ms or not ms[-1] > 0:
         return None
+    timed = getattr(pair[-1], "queued", 0) - getattr(pair[0], "queued", 0)
+    if timed > 1 and abs(gbs * float(ms[-1]) * 1e6 * _queued(copies) / nbytes - 1) < 1e-3:
+        return "copies", timed, None  # the bytes of one of the copies timed: _slip names it
     if made_whole(None, notes, gbs, nbytes):
         return "whole", nbytes, notes  # the ms made a whole number: _slip names it
     ratio = gbs / (right := nbytes / (float(ms[-1]) * 1e-3) / 1e9)

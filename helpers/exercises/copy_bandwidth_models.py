@@ -322,6 +322,19 @@ def tenfold_seconds(fn, gbs, _right=None):
             "1e-3) / 1e9 (1e-3 is one thousandth; 10e-3 is ten of them)")
 
 
+def counted_once(fn, gbs, copies):
+    """(problem, hint) of a GB/s ``copies`` times too small to the learner's own events, which
+    timed that many copies where one's bytes were counted; the loop queuing them, where known."""
+    code = code_of(fn)
+    loop = code and next((n for n in ast.walk(code.tree) if isinstance(n, (ast.For, ast.While))
+                          and "memcpy_htod" in ast.unparse(n)), None)
+    where = f" (the loop at {code.quoted(loop)})" if loop else ""
+    return (f"{gbs:.4g} GB/s is {copies} times too small: the events timed {copies} copies of "
+            f"h{where}, but the GB/s counts h.nbytes once, the bytes of one copy", "count the "
+            f"bytes of every copy timed, {copies} * h.nbytes / (ms * 1e-3) / 1e9, or queue one "
+            "copy alone between the events")
+
+
 def one_event(pair, made):
     """(problem, hint) when the time was read from one event to itself, ``pair`` = [start, end]
     the same object: one Event made under two names (start = end = drv.Event()), or, where

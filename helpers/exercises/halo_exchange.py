@@ -15,9 +15,9 @@ import numpy as np
 
 from helpers.ch11.multigpu import two_devices_on_the_simulator
 from helpers.exercises.halo_exchange_models import (COPIES, dtod_noted, four_byte_items,
-                                                    interior_miscounted, interior_past_the_half,
-                                                    item_of_the_half, longer_than_the_halo,
-                                                    mixed_units, span)
+                                                    gpudata_added, interior_miscounted,
+                                                    interior_past_the_half, item_of_the_half,
+                                                    longer_than_the_halo, mixed_units, span)
 from helpers.exercises.hidden import cases, success
 from helpers.exercises.function import (check_function, context_mistakes, context_stack,
                                         copies_to_host, from_file, run_catching)
@@ -79,7 +79,8 @@ def _mistakes(fn, contexts, m, halo, dtype="float32"):
     with copies_to_host() as copied, dtod_noted(drv) as calls:
         raised, _ = run_catching(lambda: fn(list(halves), list(contexts), halo),
                                  "replace the TODOs with your code",
-                                 [(drv.Error, "a copy reached outside a half: a half is [left "
+                                 [(TypeError, gpudata_added(fn, halves)),
+                                  (drv.Error, "a copy reached outside a half: a half is [left "
                                    "halo | m interior | right halo], so m = halves[0].size - 2 * "
                                    "halo; and " + BYTES_HINT)])
     after = context_stack(restore=before)

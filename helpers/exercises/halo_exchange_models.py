@@ -1,12 +1,16 @@
 """What the halo exchange's checker models: the learner's ``drv.memcpy_dtod`` calls, noted with
 their addresses and sizes, read as offsets into the halves (an address that mixes bytes and
-elements), and the halves the solution's copies would leave with an element taken as 4 bytes."""
+elements), the halves the solution's copies would leave with an element taken as 4 bytes, and
+an offset added to a half's gpudata itself, not to its address (``gpudata_added``)."""
 
 from __future__ import annotations
+
+import ast
 
 import numpy as np
 
 from helpers.exercises.function import calls_noted
+from helpers.exercises.learner_code import code_of, learner_line
 
 COPIES = ("drv.memcpy_dtod(left + (halo + m) * item, right + halo * item, halo * item)",
           "drv.memcpy_dtod(right, left + m * item, halo * item)")
@@ -180,3 +184,50 @@ def longer_than_the_halo(calls, halves, m, halo):
                    f"{halo} ({halo * item} bytes): it wrote {into}", "a halo is halo * item "
                    f"bytes: {COPIES[k]}")
             return
+
+
+
+def _bound_to_gpudata(code):
+    """{name: (the assignment, its value's expressions, the name's)} of each name ``code`` binds
+    to a ``.gpudata`` itself (left, right = halves[0].gpudata, halves[1].gpudata), not int() of it."""
+    bound = {}
+    for node in ast.walk(code.tree):
+        if not (isinstance(node, ast.Assign) and len(node.targets) == 1):
+            continue
+        names, values = (getattr(node.targets[0], "elts", [node.targets[0]]),
+                         getattr(node.value, "elts", [node.value]))
+        for name, value in zip(names, values) if len(names) == len(values) else ():
+            if isinstance(name, ast.Name) and getattr(value, "attr", "") == "gpudata":
+                bound[name.id] = node, values, value
+    return bound
+
+
+def gpudata_added(fn, halves):
+    """For ``run_catching``'s hints (TypeError): where adding a number to a half's gpudata
+    raises TypeError, an offset added, on the line that raised, to a name ``fn``'s code binds to
+    a ``.gpudata`` itself, not to its address, int() of it: named with the line that binds it."""
+    def told(err):
+        try:
+            halves[0].gpudata + 0
+        except TypeError:
+            pass
+        else:
+            return None
+        line, code = learner_line(err), code_of(fn)
+        bound = _bound_to_gpudata(code) if line and code else {}
+        added = next((n for n in ast.walk(code.tree) if isinstance(n, ast.BinOp) and isinstance(
+            n.op, ast.Add) and isinstance(n.left, ast.Name) and n.left.id in bound
+            and code.number(n) == line[0]), None) if bound else None
+        if added is None:
+            return None
+        node, values, gpudata = bound[added.left.id]
+        fixed = ", ".join(f"int({ast.unparse(v)})" if getattr(v, "attr", "") == "gpudata" else
+                          ast.unparse(v) for v in values)
+        return (f"{ast.unparse(added)} adds a number to {added.left.id}, which is "
+                f"{ast.unparse(gpudata)} itself ({code.quoted(node)}), a "
+                f"{type(halves[0].gpudata).__name__}: it stands for a half's memory, and Python "
+                "has no + for it", "take the addresses as ints first: "
+                f"{ast.unparse(node.targets[0]).strip('()')} = {fixed} (line {code.number(node)}),"
+                " as the file's stub does: int() of a gpudata is its address, in bytes, to which "
+                "an offset adds")
+    return told

@@ -347,3 +347,48 @@ def uploaded_outside(fn, error, order):
            "its own device's memory", "move the to_gpu inside the with block: with using("
            f"contexts[k]): {code.text(upload)}, then sums[k] on it, so that the share lives on "
            "device k")
+
+
+def _names(target):  # the names a for loop's target binds
+    return {n.id for n in ast.walk(target) if isinstance(n, ast.Name)}
+
+
+def _context_by_name(loop):
+    """The first ``contexts[k]`` (a subscript by a name) made current in ``loop``: the argument
+    of a call of using(), or the subscript whose push() is called; None where none."""
+    for call in (c for c in ast.walk(loop) if isinstance(c, ast.Call)):
+        made = (call.args[0] if call.args and ast.unparse(call.func).endswith("using") else
+                call.func.value if getattr(call.func, "attr", "") == "push" else None)
+        if isinstance(made, ast.Subscript) and isinstance(made.slice, ast.Name):
+            return made
+    return None
+
+
+def k_left_over(fn, order):
+    """Every partial sum read while the last device started was current, and fn's code reads
+    them in a loop after the launching loop whose contexts[k] takes a k that loop does not set
+    but the launching loop did: the k it left, the last device's; named with the append."""
+    elsewhere = [event[1:] for event in order if event[0] == "read elsewhere"]
+    last = [k for what, k, *_ in order if what == "start"][-1:]
+    if not elsewhere or {c for _, c in elsewhere} != set(last) or not (code := code_of(fn)):
+        return
+    loops = [n for n in ast.walk(code.tree) if isinstance(n, ast.For)]
+    for loop in (n for n in loops if isinstance(n.iter, ast.Name) and "get()" in ast.unparse(n)):
+        context = _context_by_name(loop)
+        name = context and context.slice.id
+        if not name or name in _names(loop.target) or not any(
+                n.end_lineno < loop.lineno and name in _names(n.target) for n in loops):
+            continue
+        kept = ", ".join(ast.unparse(e) for e in getattr(loop.target, "elts", [loop.target]))
+        append = next((c for c in ast.walk(code.tree) if isinstance(c, ast.Call) and ast.unparse(
+            c.func) == f"{loop.iter.id}.append" and len(c.args) == 1), None)
+        held = ", ".join(ast.unparse(e) for e in getattr(append.args[0], "elts", append.args)
+                         ) if append else kept
+        yield (f"the collecting loop, {code.quoted(loop)}, does not set {name}: "
+               f"{ast.unparse(context)} in it is the {name} the launching loop left, device "
+               f"{last[0]}, the last, so device {elsewhere[0][0]}'s partial sum was read while "
+               f"device {last[0]}'s context was current, and that read waits only for device "
+               f"{last[0]}'s work", f"keep each partial sum's device with it: "
+               f"{loop.iter.id}.append(({name}, {held})), and unpack it: for {name}, {kept} in "
+               f"{loop.iter.id}:")
+        return

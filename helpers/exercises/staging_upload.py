@@ -40,7 +40,8 @@ from helpers.exercises.staging_upload_models import (at_element_offsets, at_elem
                                                     chunk_in_bytes, chunk_too_long, default_stream,
                                                     end_without_lo, filled_whole,
                                                     last_at_its_length, max_for_min,
-                                                    one_stream_waited, sliced_at_lo, waits_skipped)
+                                                    one_stream_waited, sliced_at_lo,
+                                                    waited_for_both_each_chunk, waits_skipped)
 from helpers.exercises.verdict import Verdict, check_cases
 
 CASES = [(300_007, 1 << 15), (50_000, (1 << 14) + 12)]  # (n, chunk) in float32 elements
@@ -299,7 +300,7 @@ def _seen(fn, n, chunk, drv, catch):  # _mistakes's, as the run shows them
             "queue each chunk's copy: drv.memcpy_htod_async(int(d) + lo * 4, buf[:hi - lo], s)")
     if np.array_equal(got, h):
         yield from not_staged(staging, copies.sources, learner_s)
-        yield from _not_overlapped(copies.log)
+        yield from _not_overlapped(copies.log, learner_s)
     else:
         yield from end_without_lo(seen.slices, copies.places, got, h, chunk, learner_s)
         yield from sliced_at_lo(copies.places, got, h, chunk)
@@ -307,9 +308,9 @@ def _seen(fn, n, chunk, drv, catch):  # _mistakes's, as the run shows them
         yield from _wrong_chunks(got, h, chunk, copies.log)
 
 
-def _not_overlapped(log):
+def _not_overlapped(log, fn):
     """With d right: copies the host waited for before it filled the next chunk, so that no
-    filling ran beside a copy, the overlap double buffering is for."""
+    filling ran beside a copy, the overlap double buffering is for (``fn``: the learner's)."""
     if not any(what == "copy" for what, _ in log) and ("blocking", None) in log:
         yield ("d holds h, but each copy was drv.memcpy_htod, which returns only once the copy is "
                "done: the host never fills one buffer while the other one's copy runs",
@@ -321,6 +322,7 @@ def _not_overlapped(log):
             last = stream
         elif what == "wait" and last is not None and stream is last and any(
                 other == "copy" for other, _ in log[k + 1:]):
+            yield from filter(None, [waited_for_both_each_chunk(log, fn)])
             yield ("d holds h, but before filling each chunk the host waited for the copy it had "
                    "just queued (the other stream's): no filling ran beside a copy",
                    "before filling staging[c % 2], wait for streams[c % 2], whose last copy is "

@@ -247,6 +247,30 @@ def one_stream_waited(log, streams, pending, fn):
     return problem, "wait for both streams after the loop: for s in streams: s.synchronize()"
 
 
+def waited_for_both_each_chunk(log, fn):
+    """(problem, hint) where between every two copies of ``log`` the host waited for every
+    stream the copies ran on, and ``fn``'s code waits for the streams in a loop that lies in the
+    chunk loop, after its copy: the final wait indented into the chunk loop; else None."""
+    ways = {id(s) for what, s in log if what == "copy"}
+    copies = [k for k, (what, _) in enumerate(log) if what == "copy"]
+    if len(ways) < 2 or not all(ways <= {id(s) for what, s in log[a:b] if what == "wait"}
+                                for a, b in zip(copies, copies[1:])) or not (code := code_of(fn)):
+        return None
+    for outer in (n for n in ast.walk(code.tree) if isinstance(n, (ast.For, ast.While))):
+        copy = next((n for n in ast.walk(outer) if isinstance(n, ast.Call) and getattr(
+            n.func, "attr", "") == "memcpy_htod_async"), None)
+        wait = copy and next((n for n in outer.body if isinstance(n, ast.For) and n.lineno
+                              > copy.lineno and "synchronize" in ast.unparse(n)), None)
+        if wait:
+            return (f"d holds h, but the wait for both streams, {code.quoted(wait)}, lies inside "
+                    "the chunk loop, after the copy: it runs after every chunk, so the host "
+                    "waited for each copy, the one just queued included, before filling the "
+                    "next chunk, and no filling ran beside a copy", "dedent it, so that it runs "
+                    "once, after the loop: before filling a chunk, the wait for streams[c % 2] "
+                    "is all it needs")
+    return None
+
+
 def default_stream(log, fn):
     """(problem, hint) when a copy was queued without a stream (``log``: ``_Copies``'s, a copy
     noted ``("copy", None)``): it ran in the default stream, which the waits for streams[c % 2]

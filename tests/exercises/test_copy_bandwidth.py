@@ -299,6 +299,16 @@ def my_copy_gbs(h, d, stream):
                              {"problem": ("seconds per GB", "upside down",
                                           "(ms * 1e-3) / (h.nbytes / 1e9)"),
                               "hint": ("turn the fraction over", "(h.nbytes / 1e9) / (ms * 1e-3)")}),
+    # blind audit AE (was 'PASS: every copy tried (2 sizes) arrived whole, and its GB/s agrees
+    # with the host's clock and the checker's events'): five copies timed between the events,
+    # the bytes of one counted
+    "five_copies_timed_one_counted": (right_but("    drv.memcpy_htod_async(d, h, stream)\n",
+                                                "    for _ in range(5):\n"
+                                                "        drv.memcpy_htod_async(d, h, stream)\n"),
+                                      {"problem": ("5 times too small", "the events timed 5 "
+                                                   "copies of h", "line 5 of your cell (for _ in "
+                                                   "range(5):)", "counts h.nbytes once"),
+                                       "hint": "5 * h.nbytes / (ms * 1e-3) / 1e9"}),
     "time_read_from_start_to_itself": (right_but("start.time_till(end)", "start.time_till(start)"),
                                        {"problem": "the time was read from one event to itself",
                                         "hint": "start.time_till(end)"}),

@@ -105,6 +105,15 @@ WRONG = {
                        "left and right are both device 1's address: left points at device 1's "
                        "half (halves[1]) where device 0's (halves[0]) belongs",
                        "left = int(halves[0].gpudata)"),
+    # blind audit AE (was 'your function raised TypeError at line 15 ...: unsupported operand
+    # type(s) for +: 'DeviceAllocation' and 'int' ... Hint: the message says what went wrong on
+    # that line'): the addresses taken without int(), the halves' gpudata themselves
+    "gpudata_without_int": ([("left, right = int(halves[0].gpudata), int(halves[1].gpudata)",
+                              "left, right = halves[0].gpudata, halves[1].gpudata")],
+                            "left + (halo + m) * item adds a number to left, which is "
+                            "halves[0].gpudata itself (line 14 of",
+                            "take the addresses as ints first: left, right = "
+                            "int(halves[0].gpudata), int(halves[1].gpudata) (line 14)"),
     "one_copy_forgotten": ([(TO_1, "pass")], "device 1's left halo was not written", "halo"),
     "context_left_pushed": ([(TO_1, TO_1 + "\n    contexts[1].push()")],
                             "a context it pushed was not popped", "using(contexts[k])"),

@@ -135,6 +135,17 @@ WRONG = {
     "read_outside_its_context": ([("        with using(contexts[k]):\n            " + ADD,
                                    "        " + ADD)],
                                  "partial sum was read while", "with using(contexts[k])"),
+    # blind audit AE (was 'device 0's partial sum was read while device 1's context was current
+    # ... Hint: ... inside `with using(contexts[k]):`', the line it had): started holds no k, so
+    # the collecting loop's contexts[k] is the last device's, the k the launching loop left
+    "k_left_over_from_the_launch_loop": ([(CALL, "started.append((share, sums[k](share)))"),
+                                          ("for k, share, partial in started:",
+                                           "for share, partial in started:")],
+                                         "(for share, partial in started:), does not set k: "
+                                         "contexts[k] in it is the k the launching loop left, "
+                                         "device 1",
+                                         "started.append((k, share, sums[k](share))), and unpack "
+                                         "it: for k, share, partial in started:"),
     "total_assigned_not_added": ([(ADD, ADD.replace("+=", "="))],
                                  "the last device's share alone", "total +="),
     # blind audit AC (was 'the sum is the last device's share alone: each partial sum replaced
@@ -245,7 +256,7 @@ SPLIT_MISTAKES = {"device_0_alone", "tail_left_out", "shares_overlap", "outside_
                   "sliced_to_hi_plus_one", "every_share_to_sums_0", "n_from_len_x",
                   "return_inside_the_collecting_loop", "divided_by_the_devices",
                   "share_uploaded_outside_the_context", "started_reassigned_not_appended",
-                  "started_indexed_by_device"}
+                  "started_indexed_by_device", "k_left_over_from_the_launch_loop"}
 """Mistakes in how the work is split between devices: with one device there is nothing to split
 (the H200 run passed them all, and its verdict says to check on the simulator's two devices)."""
 

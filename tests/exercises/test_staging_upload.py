@@ -154,6 +154,15 @@ WRONG = {
     "waits_for_the_other_stream": (right_but((WAIT, "        streams[(c + 1) % 2].synchronize()\n        buf")),
                                    {"problem": "waited for the copy it had just queued",
                                     "hint": "not for the other stream"}),
+    # blind audit AE (was 'd holds h, but before filling each chunk the host waited for the copy
+    # it had just queued (the other stream's) ... Hint: ... not for the other stream', a wait
+    # that was right): the final wait for both streams indented into the chunk loop
+    "final_wait_inside_the_loop": (right_but((COPY + "\n" + FINAL, COPY + "\n        for s in "
+                                              "streams:\n            s.synchronize()\n")),
+                                   {"problem": ("the wait for both streams, line 11 of your cell "
+                                                "(for s in streams:), lies inside the chunk loop",
+                                                "no filling ran beside a copy"),
+                                    "hint": "dedent it, so that it runs once, after the loop"}),
     "blocking_copies": (right_but((COPY, "drv.memcpy_htod(int(d) + lo * 4, buf[:hi - lo])")),
                         {"problem": "returns only once the copy is done",
                          "hint": "memcpy_htod_async"}),
