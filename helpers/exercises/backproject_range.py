@@ -137,7 +137,8 @@ def _mistakes(case, run):
     low = z_min(case)
     want, kept = reference(depth, *intrinsics, low=low)
     n = got[0].size   # Z's stores past the end are pixels i >= n, as one plane's would be
-    yield from n_too_large(run.out.past, run.out.unwritten, 3 * n + _guard(case))
+    yield from n_too_large(run.out.past, run.out.unwritten, 3 * n + _guard(case),
+                           int(np.prod(_grid(case).threads)))
     yield from past_the_end(run.out.past - 2 * n, _grid(case), WORDS, GUARD_HINT)
     yield from points_unwritten(run.out.unwritten, got, kept)
     yield from interleaved_nans(run.out.unwritten, got, kept)

@@ -275,24 +275,33 @@ def infinite_marks(got, kept):
                '"no point here"', "mark them NaN: " + NAN_HINT)
 
 
-def n_too_large(past, unwritten, end: int):
-    """n a whole k >= 2 times one plane's pixels (width * height * 3, n taken as xyz's length):
-    X right at xyz[i], Y and Z at xyz[k n + i] and xyz[2 k n + i], past the end of xyz's 3 n
-    floats (as far as the buffer's ``end``, guard included, shows), its Y and Z planes never
-    written."""
+def n_too_large(past, unwritten, end: int, threads: int):
+    """n taken larger than one plane's pixels, m > width * height: X right at xyz[i], Y and Z at
+    xyz[m + i] and xyz[2 m + i], so Z runs past the end of xyz's 3 n floats (as far as the
+    buffer's ``end``, guard included, shows). m a whole k >= 2 times n is xyz's length taken for
+    n (k = 3); m = ``threads``, the threads the grid launched, counts the grid rounded up."""
     n = unwritten[0].size
-    past = np.asarray(past).ravel()
-    if not past.size or past.min() % n or unwritten[0].any() or not unwritten[1:].all():
+    written = np.union1d(np.flatnonzero(~unwritten.ravel()[n:]) + n, np.asarray(past).ravel())
+    if not written.size or unwritten[0].any():
         return
-    k = int(past.min()) // n
-    stored = np.concatenate([np.arange(k * n, (k + 1) * n), np.arange(2 * k * n, (2 * k + 1) * n)])
-    if k < 2 or not np.array_equal(np.unique(past), stored[stored < end]):
+    m = int(written[0])
+    stored = np.union1d(np.arange(m, m + n), np.arange(2 * m, 2 * m + n))
+    if m <= n or not np.array_equal(written, stored[stored < end]):
         return
-    yield (f"n is {k} times too large: Y and Z were stored {k} * {n} and {2 * k} * {n} elements "
-           f"after X (xyz[{k} * {n} + i], xyz[{2 * k} * {n} + i]), past the end of xyz's 3 * {n} "
-           "floats, and its Y and Z planes were never written",
-           "n = width * height, the pixels of one plane: X goes to xyz[i], Y to xyz[n + i] and Z "
-           "to xyz[2 * n + i]")
+    hint = ("n = width * height, the pixels of one plane: X goes to xyz[i], Y to xyz[n + i] and Z "
+            "to xyz[2 * n + i]")
+    if m % n == 0:
+        k = m // n
+        yield (f"n is {k} times too large: Y and Z were stored {k} * {n} and {2 * k} * {n} "
+               f"elements after X (xyz[{k} * {n} + i], xyz[{2 * k} * {n} + i]), past the end of "
+               f"xyz's 3 * {n} floats, and its Y and Z planes were never written", hint)
+        return
+    why = (f": n = {m} is the number of threads launched, gridDim.x * blockDim.x * gridDim.y * "
+           "blockDim.y, which the grid, rounded up to whole blocks, makes more than the pixels"
+           if m == threads else "")
+    yield (f"Y and Z were stored {m} and 2 * {m} elements after X (xyz[{m} + i], xyz[2 * {m} + "
+           f"i]), not n = width * height = {n} apart, so Z ran past the end of xyz's 3 * {n} "
+           f"floats{why}", hint)
 
 
 def _outside(three, end):

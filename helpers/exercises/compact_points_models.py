@@ -100,6 +100,7 @@ def models(xyz, out, count):
     yield from _z_interleaved(xyz, out, count)
     yield from _holes_kept(xyz, out, count)
     yield from _one_row_late(xyz, out, count)
+    yield from _one_store_guarded(xyz, out, count)
     want = xyz[:, xyz[2] > 0].T
     hole = out.got.view(np.uint32) == HOLE.view(np.uint32)
     if (count > 1 and out.unwritten[0].all() and not out.unwritten[1:].any()
@@ -109,6 +110,32 @@ def models(xyz, out, count):
                "is true for the first point (slot is an exclusive sum: its row is 0) and false "
                f"for holes, which wrote the next point's row and row {count}, past the end",
                HOLE_HINT)
+
+
+def _one_store_guarded(xyz, out, count):
+    """The rows a hole test that guards one store alone leaves (an if without braces): that
+    column right in every row, the other two written by the holes too, so that a row a hole
+    shares with the next point may hold the hole's NaN there, and the last pixel, a hole, wrote
+    those two columns of row ``count``, past the end, and not the guarded one."""
+    valid, stores = xyz[2] > 0, ("points[3 * k]", "points[3 * k + 1]", "points[3 * k + 2]")
+    loose = sorted((out.past - 3 * count).tolist())
+    if not count or len(loose) != 2 or not set(loose) < {0, 1, 2} or out.unwritten.any():
+        return
+    guarded, want = ({0, 1, 2} - set(loose)).pop(), xyz[:, valid].T
+    shared = np.isin(np.arange(count), (np.cumsum(valid) - valid)[~valid])
+    bits, hole = out.got.view(np.uint32), HOLE.view(np.uint32)
+    if not ((bits == want.view(np.uint32)) | ((bits == hole) & shared[:, None])).all() or \
+            (bits[:, guarded] == hole).any():
+        return
+    names = " and ".join("XYZ"[c] for c in loose)
+    yield (f"the holes wrote {names}, columns {loose[0]} and {loose[1]} of their row, but not "
+           f"{'XYZ'[guarded]}: the last pixel, a hole, wrote {stores[loose[0]]} and "
+           f"{stores[loose[1]]} for k = {count}, past the end of the list, and not "
+           f"{stores[guarded]}, and each other hole wrote its NaN {names} into its slot, the "
+           f"next point's row: the hole test guards the store of {'XYZ'[guarded]} alone, as an "
+           "if without braces covers only the one statement after it (C does not go by "
+           "indentation)", "put braces around the three stores: if (xyz[2 * n + i] > 0.0f) "
+           "{ ... }, or return before them when !(xyz[2 * n + i] > 0.0f)")
 
 
 def _one_row_late(xyz, out, count):

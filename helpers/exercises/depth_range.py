@@ -18,8 +18,8 @@ import numpy as np
 
 from helpers.exercises.common import Input, Output
 from helpers.exercises.depth_range_models import (block_0_only, cut_to_a_byte, end_plus_1,
-                                                  first_threads_only, holes_only, pointer_tested,
-                                                  rescaled)
+                                                  first_threads_only, holes_only,
+                                                  one_atomic_a_depth, pointer_tested, rescaled)
 from helpers.exercises.hidden import awkward, pick
 from helpers.exercises.kernel import KernelExercise, Launch
 from helpers.exercises.microscope import accesses_of, observe, observed_mistakes
@@ -227,6 +227,7 @@ def _mistakes(case, run):
     yield from block_0_only(case, depth, [near, far], lambda **kw: _run(run.kernel, dict(case, **kw)))
     if [near, far] == want:
         return
+    yield from one_atomic_a_depth(run, _launch(dict(n=40, block=16)), want)
     yield from end_plus_1([near, far], want)
     yield from cut_to_a_byte(depth, [near, far], want)
     yield from rescaled(case, depth, [near, far], want)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from helpers.exercises.microscope import kernel_words, observe
+from helpers.exercises.microscope import accesses_of, kernel_words, observe
 
 NULLS = ("0", "NULL", "nullptr")
 
@@ -42,6 +42,37 @@ def holes_only(kernels, launch):
            "holes (0) reached atomicMin and atomicMax", "return for the holes, when d == 0: "
            "if (d == 0) return; (a test true for the measured depths, as d != 0 or d > 0 is, "
            "sends them away)")
+
+
+def one_atomic_a_depth(run, launch, want):
+    """Each measured depth sent to one atomic alone, as an if/else does (if (d < range[0])
+    atomicMin(...); else atomicMax(...)): on the simulator (``launch``, a small image, traced)
+    every measured pixel's thread read range[k] with a plain load and updated range[0] or
+    range[1], never both, and both occur. ``run``: the case's (its image and range), ``want``:
+    its right range, to name the depth that missed its end."""
+    depth, got = run.model, run.out.got.tolist()
+    kept = accesses_of(run.kernel, launch, "one atomic a depth", 4096)
+    if kept is None:
+        return
+    on, measured = kept[kept["array"] == "range"], set(np.flatnonzero(launch.model).tolist())
+    pixel = on["block"].astype(int) * launch.block[0] + on["thread"]
+    updated = [set(pixel[on["write"] & (on["index"] == k)].tolist()) for k in (0, 1)]
+    read = [k for k in (0, 1) if measured <= set(pixel[~on["write"] & (on["index"] == k)].tolist())]
+    if not read or not all(updated) or updated[0] & updated[1] or updated[0] | updated[1] != measured:
+        return
+    line = int(on["line"][~on["write"] & (on["index"] == read[0])][0])
+    missed = [f"the farthest depth, {want[1]} (pixel {int(np.argmax(depth))}), went to atomicMin "
+              "alone and never reached range[1]"] * (got[1] < want[1]) + [
+        f"the nearest depth, {want[0]} (pixel {int(np.flatnonzero(depth == want[0])[0])}), went "
+        "to atomicMax alone and never reached range[0]"] * (got[0] > want[0])
+    yield (f"range is {{{got[0]}, {got[1]}}}, expected {{{want[0]}, {want[1]}}}: each measured "
+           "depth went to one atomic alone, atomicMin or atomicMax, never both (a trace of a "
+           f"small image: each of its {len(measured)} measured pixels updated range[0] or "
+           f"range[1], none both), chosen by an if/else on a plain read of range[{read[0]}] at "
+           f"line {line}" + "".join(f"; {m}" for m in missed) + f"; and that read of "
+           f"range[{read[0]}] races with the other threads' atomics",
+           "call atomicMin(&range[0], d) and atomicMax(&range[1], d) both, for every measured "
+           "depth, with no if around them: each atomic keeps its end whatever the other does")
 
 
 def end_plus_1(got, want):

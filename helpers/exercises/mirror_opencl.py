@@ -20,6 +20,7 @@ from helpers.exercises.common import Input, Output
 from helpers.exercises.coverage import Grid, Words, never_written, past_the_end, reached
 from helpers.exercises.hidden import grids
 from helpers.exercises.kernel import Launch
+from helpers.exercises.mirror_opencl_models import group_id, groups_apart
 from helpers.exercises.opencl_kernel import (OpenCLExercise, code_line, kernel_code,
                                              one_global_id, one_index_split, one_local_id)
 
@@ -79,7 +80,8 @@ def _mistakes(case, run, reports):
                                    case.threads[0], kernel_code(run.kernel))
         yield from one_local_id(~out.unwritten, out.got == run.model[:, ::-1], case,
                                 kernel_code(run.kernel))
-        yield from _group_id(out, case, run.model)
+        yield from group_id(out, case, run.model)
+        yield from groups_apart(out, case, run.model, kernel_code(run.kernel))
         yield from reached(~out.unwritten, case, WORDS)
     yield from never_written(out.unwritten, WORDS)
     yield from _across_the_height(run.model, out.got, case)  # reads before in: before reports
@@ -227,23 +229,6 @@ def _middle_column_left_out(out, case, image, code):
                "its own mirror: it is in neither half", hint)
     yield (head + f"the width = {case.width} is odd, and the middle column, x = (width - 1) / 2 "
            f"= {middle}, is its own mirror (x = width - 1 - x): no work-item stored it", hint)
-
-
-def _group_id(out, case, image):
-    """Only the first rows (columns), one per work-group of the range down (across), written and
-    right: y = get_group_id(1) (x = get_group_id(0)), the work-group's index for the work-item's."""
-    y, x = np.indices(out.unwritten.shape)
-    for side, dim, name, index, groups, local in (("y", 1, "row", y, case.grid[1], case.block[1]),
-                                                  ("x", 0, "column", x, case.grid[0], case.block[0])):
-        done = index < groups
-        if (groups != local and np.array_equal(~out.unwritten, done)
-                and np.array_equal(out.got[done], image[:, ::-1][done])):
-            yield (f"only {name}s 0 to {groups - 1} were written (right): {side} took the "
-                   f"work-group's index, get_group_id({dim}), which runs from 0 to {groups - 1} "
-                   f"over the range's {groups} work-groups, not the work-item's {name}",
-                   f"{side} = get_global_id({dim}) (the {name}), which is get_group_id({dim}) * "
-                   f"get_local_size({dim}) + get_local_id({dim}): the group's index times its "
-                   "size, plus the place inside it")
 
 
 def _across_the_range(image, got, case):

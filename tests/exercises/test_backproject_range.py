@@ -232,6 +232,10 @@ WRONG = {
                                "written (width = 45, height = 37, block = (16, 16, 1), grid = (3, "
                                "3), fx = 52.0, fy = 47.5, cx = 21.7, cy = 19.4). Hint: n = width * "
                                "height, the pixels of one plane"),
+    # blind audit AE (was 'the kernel wrote past the end of xyz ...'): n the threads launched
+    "n_as_the_threads_launched": ([("width * height;", "gridDim.x * blockDim.x * gridDim.y * blockDim.y;")], [
+        "Y and Z were stored 2304 and 2 * 2304 elements after X", "not n = width * height = 1665 apart",
+        "n = 2304 is the number of threads launched", "Hint: n = width * height"]),
     "block_sides_swapped": ([("blockIdx.x * blockDim.x", "blockIdx.x * blockDim.y"),
                              ("blockIdx.y * blockDim.y", "blockIdx.y * blockDim.x")],
                             "blockDim.x and blockDim.y are swapped"),

@@ -201,6 +201,15 @@ WRONG = {
     "hole_test_not_on_z_alone": ([("if (!(xyz[2 * n + i] > 0.0f))", "if (!xyz[2 * n + i] > 0.0f)")],
                                  "C reads !xyz[2 * n + i] > 0.0f as (!xyz[2 * n + i]) > 0.0f",
                                  "if (!(xyz[2 * n + i] > 0.0f)) return;"),
+    # blind audit AE (was 'holes were written into the list: the last pixel, a hole, wrote row
+    # 730, one past the end ... Hint: a hole's Z is NaN ...', a test the kernel has right): the
+    # hole test an if without braces around the three stores, so it guards X's alone
+    "if_without_braces_around_the_stores": ([(HOLE, ""), ("    int k = slot[i];\n",
+                                              "    int k = slot[i];\n    if (xyz[2 * n + i] > 0.0f)\n    "),
+                                             (STORES[1], "    " + STORES[1]),
+                                             (STORES[2], "    " + STORES[2])],
+                                            "the holes wrote Y and Z, columns 1 and 2 of their "
+                                            "row, but not X", "braces"),
     # blind audit E42: the row scaled to floats twice, k = 3 * slot[i], then points[3 * k]
     "row_scaled_twice": ([("int k = slot[i];", "int k = 3 * slot[i];")],
                          "a write of points", "the row was scaled to floats twice"),
@@ -209,6 +218,10 @@ WRONG = {
 SIMULATOR_ONLY = {"slot_minus_one": "writes before the start of points",
                   "slot_of_the_pixel_before": "reads slot[-1], writes before the start of points",
                   "row_scaled_twice": "writes far past the end of points",
+                  "if_without_braces_around_the_stores": "a hole and the next point both write "
+                                                         "Y and Z of one row: on a GPU which one "
+                                                         "lands varies; the last hole writes "
+                                                         "past the end of points",
                   "row_in_an_unsigned_short": "two threads write each of the first rows: on a "
                                               "GPU which one lands varies",
                   "row_in_a_short": "writes before the start of points",

@@ -135,6 +135,13 @@ WRONG = {
     "compare_and_store": ([(ATOMICS, "    if (d < range[0]) range[0] = d;\n"
                                      "    if (d > range[1]) range[1] = d;\n")],
                           ("race", "depths were lost"), "atomicMin(&range[0], d)"),
+    # blind audit AE (was 'the range is that of pixels 1 to n - 1: pixel 0 was not looked at ...
+    # Hint: i is one too many ...', an index the kernel has right): the two atomics in an if/else
+    # on a plain read of range[0], so each depth reaches one of them alone
+    "one_atomic_a_depth": ([(ATOMICS, "    if (d < range[0])\n        atomicMin(&range[0], d);\n"
+                                      "    else\n        atomicMax(&range[1], d);\n")],
+                           "each measured depth went to one atomic alone",
+                           "with no if around them"),
     "added_not_kept": ([("atomicMax(&range[1], d)", "atomicAdd(&range[1], d)")],
                        "depths were lost", "atomicMax"),
     # blind audit TWA-depth_range-1: the hole test inverted, so only the holes reach the atomics
@@ -195,7 +202,9 @@ WRONG = {
 SIMULATOR_ONLY = {"range_reset_in_the_kernel": "on a GPU its outcome depends on a race",
                   "hole_reads_the_range": "on a GPU its outcome depends on a race",
                   "atomic_result_stored_back": "on a GPU its outcome depends on a race",
-                  "stub_s_stores_left_above_the_atomics": "on a GPU its outcome depends on a race"}
+                  "stub_s_stores_left_above_the_atomics": "on a GPU its outcome depends on a race",
+                  "one_atomic_a_depth": "its plain read of range[0] races with the atomics: on a "
+                                        "GPU its outcome depends on a race"}
 RIGHT = {
     "holes_skipped_by_an_if": [(HOLE + ATOMICS, "    if (d > 0) {\n        atomicMin(&range[0], d);"
                                                 "\n        atomicMax(&range[1], d);\n    }\n")],

@@ -159,6 +159,16 @@ WRONG = {
                                            "dimension 0, as x does",
                                            "y = get_group_id(1) * get_local_size(1) + "
                                            "get_local_id(1), or simply y = get_global_id(1)"),
+    # blind audit AE (was '925 of 1961 pixels were never written (the first is x = 28, y = 0)
+    # ... Hint: every pixel needs a work-item: ...', a symptom and every rule): x built CUDA-style
+    # with the number of groups, get_num_groups(0) (gridDim), where get_local_size(0) belongs
+    "x_steps_by_the_number_of_groups": ([(X, "int x = get_group_id(0) * get_num_groups(0) + "
+                                          "get_local_id(0);")],
+                                        "only columns 0 to 27 were written (right): x = "
+                                        "get_group_id(0) * get_num_groups(0) + get_local_id(0) "
+                                        "(line 10) starts work-group g's columns at g * 4",
+                                        "x = get_group_id(0) * get_local_size(0) + get_local_id(0), "
+                                        "or simply x = get_global_id(0)"),
     "x_from_dimension_1": ([(X, "int x = get_global_id(1);")],
                            "x and y took the same global id", "x = get_global_id(0) (the column)"),
     # blind audit TEC-mirror_opencl-1 (was "1802 of 1961 pixels were never written (the first is
