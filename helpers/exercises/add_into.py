@@ -22,7 +22,7 @@ from helpers.exercises.microscope import (STOPPED_AFTER, accesses_of, observe, w
                                           written_twice)
 from helpers.exercises.common import Input, Output
 from helpers.exercises.hidden import awkward, pick
-from helpers.exercises.add_into_models import (LOOP_HINT, body_indexes_the_start,
+from helpers.exercises.add_into_models import (LOOP_HINT, block_stride, body_indexes_the_start,
                                               first_added_twice, loop_test_against_step, overlaps, tested_after,
                                               started_late, stepped_too_far,
                                               stopped_a_stride_early, wrong_start)
@@ -131,6 +131,7 @@ def _mistakes(case, run):
         yield (f"each x[i] was added into y[i] {threads} times, once by each thread: every "
                "thread did the whole loop", "each thread adds only into its own elements: "
                + LOOP_HINT)
+    yield from block_stride(run, visits, n, block, blocks)
     yield from wrong_start(run, visits, n, block, blocks)
     yield from started_late(run, visits, n, block, blocks)
     yield from body_indexes_the_start(visits, n, threads)

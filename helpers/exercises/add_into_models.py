@@ -155,6 +155,24 @@ def started_late(run, visits, n, block, blocks):
            "i = blockIdx.x * blockDim.x + threadIdx.x (the stride and the test i < n are right)")
 
 
+def block_stride(run, visits, n, block, blocks):
+    """Every element added to gridDim.x times, once by each block, and each thread's first store
+    (a trace of the launch on the simulator) at its threadIdx.x: a block-stride loop, which starts
+    at threadIdx.x and steps by blockDim.x, so every block walks all n elements."""
+    if blocks < 2 or not (visits == blocks).all():
+        return
+    firsts = _first_stores(run, block, blocks, 3 * blocks * n)
+    if firsts is None or len(firsts) != blocks * min(block, n) or \
+            any(e != t for (b, t), e in firsts.items()):
+        return
+    yield (f"each x[i] was added into y[i] {blocks} times, once by each block: the loop starts "
+           f"at threadIdx.x and steps by blockDim.x, a block's threads (thread 0 of block 1 "
+           f"first added into y[0], not y[{block}]), so every block walks all n elements, as if "
+           "it were the whole grid", "start at i = blockIdx.x * blockDim.x + threadIdx.x and step "
+           "by stride = gridDim.x * blockDim.x, the number of threads in the grid: both are the "
+           "grid's, not the block's")
+
+
 def first_added_twice(run, visits, n, threads):
     """Each thread's first element, y[0] to y[threads - 1], added twice, every other element once:
     a one-element addition (the stub's if (i < n) y[i] += x[i];) kept beside the loop, whose first

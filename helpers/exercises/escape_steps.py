@@ -19,7 +19,7 @@ import numpy as np
 from helpers.exercises import near, unset
 from helpers.exercises.common import Input, Output
 from helpers.exercises.escape import escape_counts, stopped_short, wrong_steps
-from helpers.exercises.escape_steps_models import (STEP_HINT, STEPS, counts,
+from helpers.exercises.escape_steps_models import (STEP_HINT, STEPS, counted_once_more, counts,
                                                   loop_without_braces, size_models, step_models)
 from helpers.exercises.hidden import awkward, pick
 from helpers.exercises.kernel import KernelExercise, Launch
@@ -204,6 +204,7 @@ def _mistakes(case, run):
             if (problem, hint) == START_AT_C and _test_after_the_step(run.kernel, max_iter):
                 yield AFTER_THE_STEP
             yield problem, hint
+    yield from counted_once_more(run.kernel, got, want, max_iter, TOLERANCE)
     yield from near.misses("steps", got, want, close=np.equal, slack=TOLERANCE)
     first = int(np.argmax(got != want))
     yield Wrong(f"{np.mean(got != want):.1%} of the counts differ from NumPy's (the first: "

@@ -158,6 +158,53 @@ def loop_without_braces(kernels, got):
         return
 
 
+def counted_once_more(kernels, got, want, max_iter, tolerance):
+    """Every count one more than the steps taken, the points that never escape too (max_iter +
+    1): the counter ends one above the steps; where a while loop's test steps it (the kernel's
+    words, its simulated twin's source), that ++, which counts the test that ends the loop too."""
+    if np.mean(got != want + 1) > tolerance:
+        return
+    found = _stepped_in_the_test(kernels)
+    said = f"every count is one too many, the points that never escape too (they count " \
+           f"max_iter + 1 = {max_iter + 1}): "
+    if found is None:
+        yield (said + "k ends one above the steps taken (k starts at 1 and the loop runs while k "
+               "<= max_iter, say, or the store adds 1)", "k starts at 0 and counts only the steps "
+               "taken: while (k < max_iter && ...) { one step; k++; }, then steps[i] = k;")
+        return
+    test, k = found
+    yield (said + f"the {k}++ in the loop's test, {test}, steps {k} each time the test is made, "
+           f"the last one too, which fails and ends the loop, so {k} counts one more than the "
+           "steps taken", f"test {k} < max_iter with no ++ in it, and count each step in the "
+           f"body: while ({k} < max_iter && z_re * z_re + z_im * z_im <= 4.0f) {{ one step; "
+           f"{k}++; }}")
+
+
+def _stepped_in_the_test(kernels):
+    """(the text "while (...)", the name it steps) of the kernel's first while loop whose test
+    holds a ++ (its simulated twin's source); None where there is none or the text cannot be
+    read."""
+    from helpers.exercises.microscope import kernel_words
+    from helpers.sim.compile.kernel_text import Unreadable, closing
+
+    if (text := kernel_words(kernels)) is None:
+        return None
+    source, tokens, words, body, end = text
+    for j in range(body + 1, end - 1):
+        if words[j] != "while" or words[j + 1] != "(":
+            continue
+        try:
+            close = closing(tokens, j + 1)
+        except (Unreadable, ValueError, IndexError):
+            return None
+        steps = [m for m in range(j + 2, close) if words[m] == "++"]
+        if steps:
+            m = steps[0]
+            name = words[m - 1] if words[m - 1].isidentifier() else words[m + 1]
+            return source[tokens[j].start:tokens[close].end], name
+    return None
+
+
 ASSIGNED = ("=", "+=", "-=", "*=", "/=")
 """The operators that store into the name before them."""
 

@@ -21,7 +21,7 @@ from helpers.exercises.coverage import (Grid, Words, coverage, crossed_block, cr
 from helpers.exercises.escape import escape_counts, pixel_grid
 from helpers.exercises.hidden import awkward, pick
 from helpers.exercises.julia_models import (count_mistakes, escape_never_leaves, one_index,
-                                            wrong_loops)
+                                            stored_only_on_escape, wrong_loops)
 from helpers.exercises.kernel import KernelExercise, Launch
 from helpers.exercises.microscope import accesses_of, observe, written_by_two, written_twice
 from helpers.exercises.verdict import matches
@@ -177,6 +177,7 @@ def _launch(case):
 def _mistakes(case, run):
     got, ref = run.out.got, run.model
     yield from _returned_in_the_loop(run.out.unwritten, ref < case["max_iter"])
+    yield from stored_only_on_escape(run, ref < case["max_iter"], TOLERANCE)
     yield from _crossed(case, run)
     yield from _blocks_grid_dim_apart(case, run.out, ref)
     if run.out.unwritten.any() and np.mean((got != ref)[~run.out.unwritten]) <= TOLERANCE:

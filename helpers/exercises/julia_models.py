@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 
 from helpers.exercises.escape import escape_counts, stopped_short, wrong_steps
-from helpers.exercises.microscope import body_words, observe, stopped
+from helpers.exercises.microscope import accesses_of, body_words, observe, stopped
 
 OLD = ("both new parts from the OLD z_re and z_im: z_im = 2.0f * z_re * z_im + c_im first (it "
        "needs the old z_re), then z_re = re2 - im2 + c_re (re2 and im2 hold the old squares)")
@@ -163,3 +163,21 @@ def escape_never_leaves(kernels, launch):
            f"(z = 0, c = 0) counted max_iter = {max_iter} for each)",
            "leave the loop once z has escaped: if (re2 + im2 > 4.0f) break; (continue goes on "
            "to the loop's next turn, break leaves the loop)")
+
+
+def stored_only_on_escape(run, escaped, tolerance):
+    """Only the pixels that escape written, and right, the ones that never escape (their count
+    max_iter) never: the store runs only inside the escape test; its line from a trace of the
+    launch on the simulator, where its stores come from one line."""
+    unwritten, got, ref = run.out.unwritten, run.out.got, run.model
+    if not unwritten.any() or np.mean(unwritten == escaped) > tolerance or \
+            np.mean((got != ref)[~unwritten]) > tolerance:
+        return
+    kept = accesses_of(run.kernel, run.launch, "stores on escape", got.size)
+    lines = set() if kept is None else set(kept["line"][kept["write"] & ~kept["shared"]].tolist())
+    at = f" at line {lines.pop()}" if len(lines) == 1 else ""
+    yield (f"the {int(unwritten.sum())} pixels never written are exactly the ones that never "
+           f"escape (their count is max_iter): the only store{at} runs when a pixel escapes, "
+           "inside the escape test, so a thread whose loop ends at n == max_iter writes nothing",
+           "break out of the loop on escape and store iters[y * width + x] = n once, after the "
+           "loop, for every pixel: a pixel that never escapes counts max_iter")

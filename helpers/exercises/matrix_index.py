@@ -17,7 +17,7 @@ from helpers.exercises.common import Input, Output, is_poison
 from helpers.exercises.coverage import Grid, Words, never_written, past_the_end, reached
 from helpers.exercises.hidden import grids
 from helpers.exercises.kernel import KernelExercise, Launch
-from helpers.exercises.matrix_index_models import (formulas, guard_against_the_launch,
+from helpers.exercises.matrix_index_models import (cut_product, formulas, guard_against_the_launch,
                                                    guard_one_short, model as _model, one_block_side,
                                                    one_thread_side, read_at_col, same as _same)
 from helpers.exercises.microscope import observe, written_by_two, written_twice
@@ -280,7 +280,8 @@ def _mix_ups(got, case, padded, kernels):
     a = a_pad[:rows * cols].reshape(rows, cols)
     for scale, offset, problem, hint in _vectors(case):
         models.append((a * cs_pad[scale] + ro_pad[offset], f"the result is a * {problem}", hint))
-    models += formulas(a, cs_pad[:cols], ro_pad[:rows])
+    models += formulas(a, cs_pad[:cols], ro_pad[:rows]) + cut_product(a, cs_pad[:cols],
+                                                                      ro_pad[:rows], kernels)
     yield from matches(got, models, _same)
 
 

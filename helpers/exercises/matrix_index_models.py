@@ -216,3 +216,35 @@ def formulas(a, scale, offset):
              f"col_scale[0] * row_offset[0] = {a0:g} * {s:g} * {o:g}, where a[0][0] * "
              f"col_scale[0] + row_offset[0] = {a0 * s + o:g})", "add the row's offset after the "
              "scale: out[i] = a[i] * col_scale[col] + row_offset[row]")]
+
+
+def cut_product(a, scale, offset, kernels):
+    """The result of a product a[i] * col_scale[col] cut toward zero to a whole number before
+    the row's offset is added (an int holds it), with the int statement the kernel's text shows
+    (its simulated twin's source) where one reads col_scale: (model, problem, hint)."""
+    held = _int_of_the_scale(kernels)
+    return [(np.trunc(a * scale) + offset[:, None], "a[i] * col_scale[col] was cut to a whole "
+             "number (toward zero) before row_offset[row] was added (out - row_offset[row] is a "
+             "whole number in every element): " + (f"{held} holds it in an int" if held else
+             "it went through an int") + ", which drops the fraction", "keep the product a float: float scaled = a[i] * col_scale[col]; "
+             "(no int, no cast to int), then out[i] = scaled + row_offset[row]")]
+
+
+def _int_of_the_scale(kernels):
+    """The text and line ("int scaled = a[i] * col_scale[col]; at line 24") of the kernel's first
+    statement that reads col_scale and holds an int (a declaration or a cast); None where there
+    is none or the text cannot be read."""
+    from helpers.exercises.microscope import kernel_words, source_line
+
+    if (text := kernel_words(kernels)) is None:
+        return None
+    source, tokens, words, body, end = text
+    start = body + 1
+    for j in range(body + 1, end):
+        if words[j] not in (";", "{", "}"):
+            continue
+        if "col_scale" in words[start:j] and "int" in words[start:j]:
+            return (f"{source[tokens[start].start:tokens[j].end]} at line "
+                    f"{source_line(source, tokens[start].start)}")
+        start = j + 1
+    return None

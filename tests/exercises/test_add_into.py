@@ -37,6 +37,13 @@ WRONG = {
                            "y[0] to y[63], each thread's first element, were never added to, "
                            "and y[1000] to y[1063], past y[n - 1], were: the loop steps i before "
                            "it uses it"),
+    # blind audit AE (was 'y[0] got x[0] added 2 times: threads visit the same elements ...
+    # Hint: step by ... gridDim.x * blockDim.x', half the fix): a block-stride loop, which starts
+    # at threadIdx.x and steps by blockDim.x, so every block walks all n elements
+    "block_stride_loop": (("for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; "
+                           "i += stride)", "for (int i = threadIdx.x; i < n; i += blockDim.x)"),
+                          "each x[i] was added into y[i] 2 times, once by each block: the loop "
+                          "starts at threadIdx.x and steps by blockDim.x"),
     "stride_of_a_block": ((STRIDE, "int stride = blockDim.x;"),
                           "times: threads visit the same elements: the loop steps by blockDim.x"),
     "stride_of_the_blocks": ((STRIDE, "int stride = gridDim.x;"),
@@ -196,9 +203,13 @@ HINTS = {"do_while": "test i before the first element too",
          "stride_of_a_block_squared": "int stride = blockDim.x * gridDim.x;",
          "stepped_twice_a_turn": "remove the i += stride; from the loop's body",
          "stub_s_if_kept": "remove the one-element if",
+         "block_stride_loop": "start at i = blockIdx.x * blockDim.x + threadIdx.x and step by "
+                              "stride = gridDim.x * blockDim.x",
          "bound_by_the_stride": "i < n",
          "tests_one_stride_ahead": "not the next one: i < n"}
-SIMULATOR_ONLY = {"every_thread_loops": "on a GPU the threads' additions into one element race "
+SIMULATOR_ONLY = {"block_stride_loop": "on a GPU the blocks' additions into one element race and "
+                                       "some are lost: how many land varies",
+                  "every_thread_loops": "on a GPU the threads' additions into one element race "
                                         "and some are lost: how many land varies",
                   "loop_while_not_n": "threads whose i jumps over n add far past y: a GPU may "
                                       "fault and leave the context unusable"}

@@ -181,6 +181,12 @@ WRONG = [
      ["z_im = y_min - y*dy", "z_im = y_min + y*dy"]),
     ("return_for_break", variant(KERNEL, ("            break;", "            return;")),
      ["only the pixels that never escaped were written", "break, not return"]),
+    # blind audit AE (was '3518 of 28623 pixels were never written ... Hint: every pixel needs a
+    # thread: x = ...', the indexing right): the count stored only inside the escape test
+    ("stored_only_on_escape", variant(KERNEL, ("break;", "{ iters[y * width + x] = n; return; }"),
+                                      ("}\n\n    iters[y * width + x] = n;", "}")),
+     ["pixels never written are exactly the ones that never escape", "store iters[y * width + x] "
+      "= n once, after the loop"]),
     ("c_im_twice", variant(KERNEL, ("z_re = re2 - im2 + c_re;", "z_re = re2 - im2 + c_im;")),
      ["adds c_im to the real part too", "add c_re to the real part"]),
     ("z_re_from_the_thread", variant(KERNEL, ("x_min + x * dx", "x_min + threadIdx.x * dx")),
@@ -227,27 +233,23 @@ WRONG = [
       "no loop over all the pixels"]),
     # blind audit J16: y from threadIdx.x (was '26832 of 28623 pixels were never written ...
     # Hint: ... x = blockIdx.x * blockDim.x + threadIdx.x, and the same for y'); and its mirror
-    ("y_from_thread_x",
-     variant(KERNEL, ("int y = blockIdx.y * blockDim.y + threadIdx.y;",
-                      "int y = blockIdx.y * blockDim.y + threadIdx.x;")),
+    ("y_from_thread_x", variant(KERNEL, ("int y = blockIdx.y * blockDim.y + threadIdx.y;",
+                                         "int y = blockIdx.y * blockDim.y + threadIdx.x;")),
      ["one diagonal line in each block: y took threadIdx.x where it takes threadIdx.y",
       "Hint: y = blockIdx.y * blockDim.y + threadIdx.y"]),
-    ("x_from_thread_y",
-     variant(KERNEL, ("int x = blockIdx.x * blockDim.x + threadIdx.x;",
-                      "int x = blockIdx.x * blockDim.x + threadIdx.y;")),
+    ("x_from_thread_y", variant(KERNEL, ("int x = blockIdx.x * blockDim.x + threadIdx.x;",
+                                         "int x = blockIdx.x * blockDim.x + threadIdx.y;")),
      ["one diagonal line in each block: x took threadIdx.y where it takes threadIdx.x",
       "Hint: x = blockIdx.x * blockDim.x + threadIdx.x"]),
     # blind audit R17: y from blockIdx.x (was '26367 of 28623 pixels were never written ...');
     # and its mirror: the same pixels, told apart by the blocks that raced
-    ("y_from_block_x",
-     variant(KERNEL, ("int y = blockIdx.y * blockDim.y + threadIdx.y;",
-                      "int y = blockIdx.x * blockDim.y + threadIdx.y;")),
+    ("y_from_block_x", variant(KERNEL, ("int y = blockIdx.y * blockDim.y + threadIdx.y;",
+                                        "int y = blockIdx.x * blockDim.y + threadIdx.y;")),
      ["only 2256 of 28623 pixels were written, those of the blocks on the grid's diagonal",
       "y took blockIdx.x where it takes blockIdx.y",
       "Hint: y = blockIdx.y * blockDim.y + threadIdx.y"]),
-    ("x_from_block_y",
-     variant(KERNEL, ("int x = blockIdx.x * blockDim.x + threadIdx.x;",
-                      "int x = blockIdx.y * blockDim.x + threadIdx.x;")),
+    ("x_from_block_y", variant(KERNEL, ("int x = blockIdx.x * blockDim.x + threadIdx.x;",
+                                        "int x = blockIdx.y * blockDim.x + threadIdx.x;")),
      ["x took blockIdx.y where it takes blockIdx.x",
       "Hint: x = blockIdx.x * blockDim.x + threadIdx.x"]),
     # blind audit TPA-julia-1: x = threadIdx.x * blockDim.x + blockIdx.x (was '5076 of 28623
@@ -286,17 +288,15 @@ WRONG = [
         "        z_re = new_re;\n        z_im = new_re;")),
      ["after each step z_im takes the new REAL part", "z stays on the line z_im = z_re",
       "Hint: store the new imaginary part into z_im: z_im = 2.0f * z_re * z_im + c_im"]),
-    ("x_blocks_grid_dim_apart",
-     variant(KERNEL, ("int x = blockIdx.x * blockDim.x + threadIdx.x;",
-                      "int x = blockIdx.x * gridDim.x + threadIdx.x;")),
+    ("x_blocks_grid_dim_apart", variant(KERNEL, ("int x = blockIdx.x * blockDim.x + threadIdx.x;",
+                                                 "int x = blockIdx.x * gridDim.x + threadIdx.x;")),
      ["4371 of 28623 pixels were never written: x = blockIdx.x * gridDim.x + threadIdx.x starts "
       "block b's columns at b * 13 (gridDim.x, the number of blocks), not b * 16 (blockDim.x): "
       "the blocks, 16 columns wide, overlap, and columns 172 to 202 were never drawn",
       "Hint: blocks lie blockDim pixels apart (gridDim is how many blocks there are): "
       "x = blockIdx.x * blockDim.x + threadIdx.x"]),
-    ("y_blocks_grid_dim_apart",
-     variant(KERNEL, ("int y = blockIdx.y * blockDim.y + threadIdx.y;",
-                      "int y = blockIdx.y * gridDim.y + threadIdx.y;")),
+    ("y_blocks_grid_dim_apart", variant(KERNEL, ("int y = blockIdx.y * blockDim.y + threadIdx.y;",
+                                                 "int y = blockIdx.y * gridDim.y + threadIdx.y;")),
      ["y = blockIdx.y * gridDim.y + threadIdx.y starts block b's rows at b * 9", "rows 88 to 140",
       "Hint: blocks lie blockDim pixels apart (gridDim is how many blocks there are): "
       "y = blockIdx.y * blockDim.y + threadIdx.y"]),

@@ -142,6 +142,17 @@ WRONG = {
                           "row_offset[0] = ",
                           "Hint: add the row's offset after the scale: out[i] = a[i] * "
                           "col_scale[col] + row_offset[row]"),
+    # blind audit AE (was '3363 of 3367 elements are wrong (the first is out[0][0] = -53.0022,
+    # expected -52.4984) ... Hint: out[row * cols + col] = ...', the formula the kernel computes):
+    # the product kept in an int before the offset is added, its fraction dropped
+    "product_kept_in_an_int": ([("out[i] = a[i] * col_scale[col] + row_offset[row];",
+                                 "int scaled = a[i] * col_scale[col];\n"
+                                 "    out[i] = scaled + row_offset[row];")],
+                               "a[i] * col_scale[col] was cut to a whole number (toward zero) "
+                               "before row_offset[row] was added (out - row_offset[row] is a "
+                               "whole number in every element): int scaled = a[i] * "
+                               "col_scale[col]; at line ",
+                               "Hint: keep the product a float: float scaled"),
     "wrong_formula": ([("+ row_offset[row]", "- row_offset[row]")], "elements are wrong"),
     # blind audit I20 (was '2989 of 3367 elements were never written ... Hint: every element
     # needs a thread: ...'): the block's index added without its size, the blocks overlap
