@@ -46,19 +46,21 @@ def _where(case):
 def walk(q, k, v, tiles=None, keys=lambda n, tile: min(TILE, n - tile * TILE),
          stage=lambda tile, t: tile * TILE + t, scale=D ** -0.5, rescale_l=True, rescale_acc=True,
          update_m=True, own_key=False, own_value=False, divide=True, query_keys=False,
-         flip=False, read=None, old_p=False):
+         flip=False, read=None, old_p=False, reset=False):
     """The kernel's walk, tile by tile, in float64: ``tiles`` tiles, each staging key
     ``stage(tile, t)`` in slot t (zeros past n; ``read``: the key read there, if not that one) and scoring ``keys(n, tile)`` of them; the other
     keywords change one step each (``own_key``: thread t scores its own slot's key at every step,
     not slot jj's; ``query_keys``: slot jj holds key blockIdx.x * TILE + jj in every tile, zeros
     past n; ``update_m``: m = m_new after each key; ``flip``: the rescale exp(m_new - m);
     ``divide``: acc / l (True), acc (False), acc / m ("m"), or (acc, m, l) ("parts"); ``old_p``:
-    each key's weight exp(s - m), against the max before it)."""
+    each key's weight exp(s - m), against the max before it; ``reset``: m and l set back to
+    -INFINITY and 0 at each tile's start)."""
     n = q.shape[0]
     lane, qs = np.arange(n) % TILE, q.astype(np.float64) * scale
     first, padded = np.arange(n) - lane, np.concatenate([k, np.zeros((TILE, D))])
     m, total, acc = np.full(n, -np.inf), np.zeros(n), np.zeros((n, D))
     for tile in range(-(-n // TILE) if tiles is None else tiles):
+        m, total = (np.full(n, -np.inf), np.zeros(n)) if reset else (m, total)
         j = stage(tile, np.arange(TILE))
         key = j if read is None else read(tile, np.arange(TILE))
         ks, vs = (np.where((j < n)[:, None], a[np.minimum(key, n - 1)].astype(np.float64), 0.0)
@@ -193,6 +195,7 @@ def _walks(n, q, k, v, kernels):
            f"keys 1 to {TILE}, where it holds keys {TILE} to {2 * TILE - 1}",
            "thread t stages key j = tile * TILE + t")
     yield from models.factors_swapped(n, (q, k, v), last)
+    yield from models.reset_every_tile(n, (q, k, v), last)
     yield ((q, k, v), dict(read=lambda tile, t: t), f"every tile staged the first tile's keys: "
            f"thread t read k[t] and v[t], keys 0 to {TILE - 1}, in every tile, where tile 1 holds "
            f"keys {TILE} to {2 * TILE - 1}", "stage the tile's key j = tile * TILE + t: Ks[t][c] "

@@ -3,7 +3,8 @@ a kernel's mistakes with: counts of a tile's keys taken from another tile, from 
 the thread or shared out evenly (``counts``), and the values added in the acc update read from Ks,
 the keys, where Vs belongs (``values_from_the_keys``), and the score's dot product over the
 first TILE numbers of the head alone (``dot_over_tile``), the scores' wrong scales (``scales``),
-and the threads past n returned before the barriers (``returned_past_n``)."""
+the running max and sum set back at each tile (``reset_every_tile``), and the threads past n
+returned before the barriers (``returned_past_n``)."""
 
 from __future__ import annotations
 
@@ -100,6 +101,18 @@ def factors_swapped(n, inputs, last):
            "thread t staged key j = tile + t * TILE, the tile's and the thread's factors swapped",
            "a tile's keys follow one another: thread t stages key j = tile * TILE + t")
 
+
+def reset_every_tile(n, inputs, last):
+    """(inputs, walk's keywords, problem, hint) of m and l set back to -INFINITY and 0 at the
+    start of each tile: at the tile's first key the rescale exp(m - m_new) is exp(-inf) = 0,
+    which wipes acc, so only the last tile's keys reach o."""
+    if last:
+        yield (inputs, dict(reset=True), f"o is the attention over the last tile's keys alone "
+               f"(keys {last * TILE} to {n - 1} of the {n}): the running max and sum m and l "
+               "started afresh at each tile (m = -INFINITY, l = 0 inside the tile loop), so at "
+               "each tile's first key the rescale exp(m - m_new) = exp(-inf) = 0 wiped acc, what "
+               "the tiles before had added", "set m = -INFINITY and l = 0 once, before the loop over the "
+               "tiles, as acc: they carry the row's running max and sum from tile to tile")
 
 def dot_over_tile(inputs):
     """(inputs, walk's keywords, problem, hint) of the score's dot product bounded by TILE where

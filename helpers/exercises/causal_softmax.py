@@ -19,7 +19,8 @@ from helpers.exercises.causal_softmax_models import (
     max_from_0, max_from_the_lane_s_column, max_of_column_numbers, max_of_first_1024_columns,
     max_of_first_columns, max_of_magnitudes, softmax, sum_without_max, sunk,
     unwritten_parts, visible, write_without_max)
-from helpers.exercises.causal_softmax_rows import (lanes_alike, rows_misread, sum_before_the_max,
+from helpers.exercises.causal_softmax_rows import (lanes_alike, refine, rows_misread,
+                                                   sum_before_the_max,
                                                    sum_maxed, sum_shuffles_cut_short,
                                                    sum_shuffles_started_late, sum_stepped_by_one)
 from helpers.exercises.common import Input, Output
@@ -72,7 +73,7 @@ def _launch(case):
 def _observed(kernels, case):
     return written_twice(kernels, _launch(case), "each lane stores only its own columns, 32 "
                          "apart: for (int c = lane; c < cols; c += 32); no loop over the whole "
-                         "row", items="columns", refine=_refine)
+                         "row", items="columns", refine=refine)
 
 
 def _sum_slips(x, got, kernels):
@@ -261,17 +262,6 @@ def _lanes_kept_to_their_columns(seen):
     return bool(((loads["index"] - loads["block"] * COLUMN_0) % 32 == loads["lane"]).all())
 
 
-def _refine(failure):
-    """The hint for lanes that reach a warp function different numbers of times."""
-    if failure.kind == "warp mask" and getattr(failure.error, "rule", None) == \
-            "lanes never arrive":
-        yield ("warp_max and warp_sum shuffle among all 32 lanes, so every lane must call each "
-               "of them once, together: call them after the lane's loop over its columns, not "
-               "inside it (a lane with fewer columns, or none, runs fewer turns) and not inside "
-               "an if: m = warp_max(m); after the max's loop, sum = warp_sum(sum); after the "
-               "sum's")
-
-
 def _read_past(run, name):
     """A read past the end of x, run again with NaN after it: the max's loop (or every loop)
     reading each row at x + 2 * row * cols, its offset added to in, which already points at the
@@ -389,7 +379,7 @@ EXERCISE = KernelExercise(
     cases=CASES, draw=_draw, launch=_launch, mistakes=_mistakes,
     where=lambda case: "rows = {}, cols = {}, block = ({}, 1, 1)".format(*case),
     crash_hint="the warps past the last row must leave before reading: if (row >= rows) return;",
-    refine=_refine, read_past=_read_past,
+    refine=refine, read_past=_read_past,
     no_extern_c=True, simulated="runs the race check", observed=_observed,
     observed_as="race-checked",
     success=f"the causal softmax of every row, scores of 100 included ({len(CASES) - 1} "

@@ -1,7 +1,8 @@
 """The known wrong kernels of ``helpers.exercises.wmma_gemm`` (C = A B, one warp a 16 x 16 tile
 of C, B stored by columns) that its ``_product`` models: each as the model's arguments from the
 case (M, K, N), with its problem and hint (``LOOKALIKES``); the block's index added to the warp's
-number (``block_index_added``); the tile a load reads (``tile_read``) and the elements past C that
+number (``block_index_added``); the warp's number taken as the lane (``warp_is_the_lane``); the
+tile a load reads (``tile_read``) and the elements past C that
 the warps of the rows of tiles past it store (``past_by_row_m``)."""
 
 from __future__ import annotations
@@ -175,3 +176,24 @@ def tile_read(memory, start, ld, row_major):
     index past ``memory`` reads its last element: a kernel that reads there fails anyway)."""
     r, c = np.meshgrid(np.arange(16), np.arange(16), indexing="ij")
     return np.take(memory, start + (r * ld + c if row_major else c * ld + r), mode="clip")
+
+
+def warp_is_the_lane(failure):
+    """A crash in a wmma call (a warp function) that lanes 0 to tiles - 1 of every warp of the
+    block reached, the others never: warp = (...) % 32, the lane, so each lane took a tile of its
+    own, and those whose tile_row reached M / 16 returned."""
+    err, launch, block = failure.error, failure.launch, failure.block
+    if failure.kind != "warp mask" or launch is None or not block or err.barrier is not None:
+        return
+    m, n = int(launch.args[3]), int(launch.args[5])
+    tiles, warps = (m // 16) * (n // 16), int(np.prod(block)) // 32
+    if not 0 < tiles < 32 or tuple(getattr(err, "waiting", None) or ()) != tuple(
+            32 * w + lane for w in range(warps) for lane in range(tiles)):
+        return
+    yield (f"warp = (blockIdx.x * blockDim.x + threadIdx.x) % 32 is the thread's lane (its place "
+           f"in its warp, 0 to 31), not the warp's number: the 32 lanes of a warp took tiles of "
+           f"their own, so lanes 0 to {tiles - 1} of each warp (tiles 0 to {tiles - 1}) went on "
+           f"to the wmma calls, and lanes {tiles} to 31, whose tile_row reached M / 16 = "
+           f"{m // 16}, had returned: a wmma call needs the warp's 32 lanes together, on one tile",
+           "the warp's number is the thread's number in the grid divided by 32: warp = "
+           "(blockIdx.x * blockDim.x + threadIdx.x) / 32")

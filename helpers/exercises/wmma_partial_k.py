@@ -27,7 +27,8 @@ from helpers.exercises.common import Input, Output
 from helpers.exercises.kernel import KernelExercise, Launch
 from helpers.exercises.microscope import body_words, observe, observed_launch, observed_mistakes
 from helpers.exercises.wmma_partial_k_models import (B_TRANSPOSED, STAGINGS, STORES,
-                                                     b_fragment_col_major, c_stored_col_major,
+                                                     b_fragment_col_major, c_ld, c_stored_col_major,
+                                                     guard_against_n,
                                                      fragment_from_other_tile, b_column_from_r,
                                                      rows_past_the_tile, staged, warp_without_tile,
                                                      written_by)
@@ -306,29 +307,14 @@ def _zeroed_by_multiplying(run, case):
            "__float2half(0.0f)")
 
 
-def _c_ld(m, k, n, out):
-    """C's tiles stored with leading dimension M or K, where N (a row of C) belongs: C's elements
-    written, and those past its end, are those such stores cover."""
-    for name, ld in (("M", m), ("K", k)):
-        if ld == n or not out.past.size and not out.unwritten.any():
-            continue
-        mask = written_by(m, n, ld=ld, whole=True)
-        if np.array_equal(mask[:m * n], ~out.unwritten.ravel()) and \
-                np.flatnonzero(mask[m * n:(m + 16) * n]).tolist() == [i - m * n for i in out.past.tolist()]:
-            yield (f"C's tiles were stored with leading dimension {name} = {ld}, but a row of C "
-                   f"holds N = {n} elements: store_matrix_sync's leading dimension is the number "
-                   f"of elements from one row of C to the next, so each tile's rows landed {ld} "
-                   "apart", "store_matrix_sync(C + tile_row * 16 * N + tile_col * 16, c, N, "
-                   "wmma::mem_row_major)")
-
-
 def _mistakes(case, run):
     m, k, n = case
     a, b = run.model
     got, out = run.out.got.astype(np.float64), run.out
     whole, last = k - k % 16, (k - 1) // 16 * 16
-    yield from _c_ld(m, k, n, out)
+    yield from c_ld(m, k, n, out)
     if out.past.size:
+        yield from guard_against_n(run, case, _launch)
         yield "elements past the end of C were written", "a warp past the last tile must return"
     if out.unwritten.all():
         yield ("C was never written (it still holds the value it was filled with)",

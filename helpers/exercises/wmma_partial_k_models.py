@@ -2,11 +2,18 @@
 tile, its tiles staged in shared memory with zero guards along K): C as a staging computes it
 (``staged``), and the known wrong stagings (``STAGINGS``), each with its problem and hint; and C's
 tiles stored column after column (``c_stored_col_major``); the elements of C a store writes
-(``written_by``) and the known wrong stores (``STORES``)."""
+(``written_by``) and the known wrong stores (``STORES``), C stored with a wrong leading dimension
+(``c_ld``) and the guard that compares tile_row with N / 16 (``guard_against_n``)."""
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
+
+from helpers.exercises.common import Output
+from helpers.exercises.microscope import observe
+from helpers.exercises.wmma_gemm_models import past_by_row_m
 
 
 def B_TRANSPOSED(k, n):
@@ -276,6 +283,47 @@ def written_by(m, n, swapped=False, start=lambda r, c, n: 16 * r * n + 16 * c, l
             for r in range(16):
                 written[at + r * (ld or n):at + r * (ld or n) + 16] = True
     return written if whole else written[:m * n].reshape(m, n)
+
+
+def c_ld(m, k, n, out):
+    """C's tiles stored with leading dimension M or K, where N (a row of C) belongs: C's elements
+    written, and those past its end, are those such stores cover."""
+    for name, ld in (("M", m), ("K", k)):
+        if ld == n or not out.past.size and not out.unwritten.any():
+            continue
+        mask = written_by(m, n, ld=ld, whole=True)
+        if np.array_equal(mask[:m * n], ~out.unwritten.ravel()) and \
+                np.flatnonzero(mask[m * n:(m + 16) * n]).tolist() == [i - m * n for i in out.past.tolist()]:
+            yield (f"C's tiles were stored with leading dimension {name} = {ld}, but a row of C "
+                   f"holds N = {n} elements: store_matrix_sync's leading dimension is the number "
+                   f"of elements from one row of C to the next, so each tile's rows landed {ld} "
+                   "apart", "store_matrix_sync(C + tile_row * 16 * N + tile_col * 16, c, N, "
+                   "wmma::mem_row_major)")
+
+
+def guard_against_n(run, case, launch):
+    """The guard tile_row >= N / 16, N where M belongs: with N / 16 > M / 16 the warps of
+    tile_rows M / 16 to N / 16 - 1 store below C, C right; told from no guard and from > by a
+    launch on the simulator (``launch``, the exercise's) with M = 16, N = 48 and the warps of 6
+    rows of tiles, where only tile_rows 1 and 2 store past C."""
+    (m, _, n), out = case[:3], run.out
+    warps = run.launch.grid[0] * run.launch.block[0] // 32
+    if n // 16 <= m // 16 or out.unwritten.any() or not is_close(
+            out.got.astype(np.float64), run.model[0] @ run.model[1]) or \
+            out.past.tolist() != past_by_row_m(m, n, warps, rows=n // 16 - m // 16):
+        return
+    wide = launch((16, 5, 48))
+    wide = dataclasses.replace(wide, grid=(4, 1), args=tuple(
+        dataclasses.replace(a, guard=16 * 5 * 48) if isinstance(a, Output) else a for a in wide.args))
+    seen = observe(run.kernel, wide, key="M = 16, N = 48, 6 rows of tiles' warps", racecheck=False)
+    if seen.error is None and seen.outs and seen.outs[0].past.tolist() == past_by_row_m(16, 48, 16, 2):
+        last = m + 16 * (n // 16 - m // 16) - 1
+        yield (f"the warps whose tile_row is M / 16 = {m // 16} went on and stored their tiles below "
+               f"C, in rows {m} to {last}: the guard compares tile_row with N / 16 = {n // 16} (a "
+               "launch on the simulator with M = 16, N = 48: the warps of tile_row 1 and 2 stored "
+               "below C, those of tile_row 3 = N / 16 returned), but N / 16 is the number of tiles "
+               "in a row of C", "tile_row counts C's rows of tiles, of which there are M / 16: "
+               "if (tile_row >= M / 16) return;")
 
 
 def warp_without_tile(failure):

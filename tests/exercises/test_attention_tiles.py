@@ -234,6 +234,16 @@ WRONG = [
                                                      "int keys = n - tile * TILE;")),
      ["(index 32)", "Ks and Vs hold one tile, TILE = 32 keys", "reached slot 32",
       "keys = min(TILE, n - tile * TILE)"]),
+    # blind audit AE (was 'row 0 of o is wrong' with a generic hint): the running max and sum set
+    # back at the start of every tile, which wipes acc at the tile's first key
+    ("max_and_sum_reset_every_tile", variant(KERNEL, (
+        "        int j = tile * TILE + t;          // the key this thread stages\n",
+        "        int j = tile * TILE + t;          // the key this thread stages\n"
+        "        m = -INFINITY; l = 0.0f;\n")),
+     ["o is the attention over the last tile's keys alone (keys 64 to 74 of the 75)",
+      "m and l started afresh at each tile (m = -INFINITY, l = 0 inside the tile loop)",
+      "exp(m - m_new) = exp(-inf) = 0", "Hint: set m = -INFINITY and l = 0 once, before the loop "
+      "over the tiles"]),
     ("loop_through_keys_itself", variant(KERNEL, ("jj < keys;", "jj <= keys;")),
      ["(index 32)", "reached slot 32", "and jj < keys"]),
     # blind audit AD (was 'only the first 64 rows of o are right ... Hint: a loop or a guard

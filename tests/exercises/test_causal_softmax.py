@@ -234,6 +234,16 @@ WRONG = [
                                               "        m = warp_max(fmaxf(m, __half2float(in[c])));\n")),
      ["called a warp function whose mask names lanes that never call it there",
       "call them after the lane's loop over its columns, not inside it"]),
+    # blind audit AE (was 'the kernel crashed: ... a warp function whose mask names lanes that
+    # never call it ... Hint: ... call them after the lane's loop over its columns, not inside
+    # it ... and not inside an if', calls it does not have): a lane with no visible column returns
+    ("lane_without_a_column_returns", variant(KERNEL, ("    float m = -INFINITY;\n",
+                                                       "    if (lane > last) return;\n    float m = -INFINITY;\n")),
+     ["only lanes 0 to last = min(row, cols - 1) of each warp came to the shuffles (in block 0: "
+      "row 0's lane 0, row 1's lanes 0 to 1)", "the other lanes, with no visible column, had "
+      "returned", "Hint: a lane with no visible column stays: its loops run no turn, so it brings "
+      "m = -INFINITY to warp_max and sum = 0 to warp_sum, and it writes the 0s of its masked "
+      "columns; only a whole warp may return: if (row >= rows) return;"]),
     ("max_loop_by_the_block", variant(KERNEL, ("for (int c = lane; c <= last; c += 32)\n        m =",
                                               "for (int c = lane; c <= last; c += blockDim.x)\n        m =")),
      ["rows whose largest scores lie past column 31", "c += 32) m = fmaxf(m, ...)"]),
@@ -325,6 +335,8 @@ def test_the_stub_overflows(capsys):
 SIMULATOR_ONLY = {"warp_max_in_the_loop": "a shuffle whose mask names lanes that never call it: "
                                           "a GPU may hang or hand back garbage",
                   "row_offset_twice": "it reads past the end of x, garbage on a GPU",
+                  "lane_without_a_column_returns": "a shuffle whose mask names lanes that have "
+                                                   "returned: undefined on a GPU",
                   "stored_rows_apart": "its rows overlap in y: which row's store lands last is a "
                                        "race on a GPU"}
 

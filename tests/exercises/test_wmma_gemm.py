@@ -46,6 +46,15 @@ WRONG = [
       "0 (tile (0, 0)) and lanes 16 to 31 number 1 (tile (0, 1)), so the warp's lanes passed "
       "load_matrix_sync two tiles (lane 0: B, lane 16: B + 1280)",
       "a warp is 32 threads: warp = (blockIdx.x * blockDim.x + threadIdx.x) / 32"]),
+    # blind audit AE (was 'the kernel crashed: ... a warp function whose mask names lanes that
+    # never call it ... Hint: a warp function's mask ... let a lane with nothing to add bring 0'):
+    # the warp's number taken with % 32, the lane, so lanes 6 to 31 return before the wmma calls
+    ("warp_is_the_lane", variant(KERNEL, ("threadIdx.x) / 32;", "threadIdx.x) % 32;")),
+     ["warp = (blockIdx.x * blockDim.x + threadIdx.x) % 32 is the thread's lane",
+      "lanes 0 to 5 of each warp (tiles 0 to 5) went on to the wmma calls",
+      "lanes 6 to 31, whose tile_row reached M / 16 = 3, had returned",
+      "Hint: the warp's number is the thread's number in the grid divided by 32: warp = "
+      "(blockIdx.x * blockDim.x + threadIdx.x) / 32"]),
     ("a_col_major", variant(KERNEL, ("half, wmma::row_major> a;", "half, wmma::col_major> a;")),
      ["A's fragment was declared col_major", "wmma::row_major"]),
     # blind audit TJB-wmma_gemm-1: C stored with leading dimension M (was 'elements past the end
@@ -281,7 +290,9 @@ SIMULATOR_ONLY = {"accumulator_never_set": "a GPU's registers may hold the same 
                   # aligned (the H100, 2026-12-05: misaligned address, the context lost)
                   "c_tiles_one_column_apart": MISALIGNED_ON_A_GPU,
                   "warp_of_16_threads": "a warp's lanes pass load_matrix_sync two tiles: "
-                                        "undefined on a GPU, whose C may come out anything"}
+                                        "undefined on a GPU, whose C may come out anything",
+                  "warp_is_the_lane": "lanes 6 to 31 return before the warp-wide wmma calls: "
+                                      "undefined on a GPU"}
 
 
 @pytest.fixture(scope="module")

@@ -96,6 +96,13 @@ WRONG = [
      ["data race on", "__syncwarp() at the end of the loop's body"]),
     ("no_return_past_the_last_tile", variant(KERNEL, ("    if (tile_row >= M / 16) return;      // a warp past the last tile\n", "")),
      ["elements past the end of C were written", "a warp past the last tile must return"]),
+    # blind audit AE (was 'elements past the end of C were written ... Hint: a warp past the last
+    # tile must return', the return being there): M and N mixed up in the guard, tile_row >= N / 16
+    ("guard_tile_row_against_n", variant(KERNEL, ("if (tile_row >= M / 16) return;",
+                                                  "if (tile_row >= N / 16) return;")),
+     ["the warps whose tile_row is M / 16 = 2 went on and stored their tiles below C, in rows 32 "
+      "to 47: the guard compares tile_row with N / 16 = 3", "Hint: tile_row counts C's rows of "
+      "tiles, of which there are M / 16: if (tile_row >= M / 16) return;"]),
     # blind audit Y30: the warps stage into warp 0's tiles and load their own (was 'C is wrong,
     # and ... a data race on As[0] ... Hint: a warp reached into another warp's tiles ...: load
     # them with a leading dimension of 16', a load that was right)
