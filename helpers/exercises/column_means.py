@@ -306,7 +306,8 @@ def _mistakes(case, run):
 def _misread(m, block):
     """(means, problem, hint) of kernels that read other elements of m, where those lie in m:
     m[col * cols + r], the row and the column swapped; a flat index from col stepping by rows
-    to m's end (the planted bug that never reads past m); r < cols, the loop over the columns;
+    to m's end (the planted bug that never reads past m); r < cols, the loop over the columns
+    (and the sum divided by cols);
     rows taken as ``block`` (blockDim.x) floats long; every thread reading column 0, or its
     block's, blockIdx.x."""
     rows, cols = m.shape
@@ -353,6 +354,10 @@ def _misread(m, block):
                "cols + col], always inside m, with no clamp")
         yield (m[:cols].sum(axis=0) / rows, "the loop ran while r < cols: each mean is the sum "
                "of the first cols rows only", "a column has rows elements: loop while r < rows")
+        yield (m[:cols].mean(axis=0), f"each mean is the mean of its column's first cols = "
+               f"{cols} elements, not of its rows = {rows}: the loop stopped at r < cols and the "
+               "sum was divided by cols", "a column has rows elements: for (int r = 0; r < rows; "
+               "r++), then sum / rows")
     yield from _strides(m, block)
 
 

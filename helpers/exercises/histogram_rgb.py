@@ -15,6 +15,7 @@ import numpy as np
 from helpers.exercises.common import Output
 from helpers.exercises.histogram_rgb_counts import (BARRIER_HINT, BINS,
                                                    added_into_the_thread_s_bin, barrier_in_a_loop,
+                                                   channel_loop_past_3,
                                                    values_added, adding_steps_by_the_grid,
                                                    adding_steps_by_the_grid_s_threads, reference,
                                                    uncleared_bins, wrong_counts)
@@ -53,6 +54,7 @@ def _refine(failure):
     read-modify-write, the barriers for any other."""
     yield from _bins_of_their_own(failure)
     yield from _byte_read_as_a_pixel(failure)
+    yield from channel_loop_past_3(failure)
     if failure.kind == "array bounds" and (getattr(failure.error, "element", None) or 0) < 0:
         yield ("a bin's index was negative: a byte over 127 read as a char, which is signed; "
                "the bytes are unsigned char, 0 to 255: bin c * 256 + (unsigned char)v")

@@ -351,3 +351,22 @@ def barrier_in_a_loop(kernels, failure):
                "close the loop first, then one __syncthreads() after it, before the next "
                "loop, where every thread reaches it once")
         return
+
+
+def channel_loop_past_3(failure):
+    """The block's bins, declared 768 long, indexed at 768 + v by a thread whose first pixel p
+    (blockIdx.x * blockDim.x + threadIdx.x) is followed by the byte v = rgb[3 * p + 3]: a channel
+    loop over a pixel that ran on to c = 3, local[c * 256 + rgb[3 * p + c]]."""
+    err, launch = failure.error, failure.launch
+    if failure.kind != "array bounds" or err.length != BINS or launch is None or \
+            err.thread is None or err.block is None or not BINS <= (err.element or 0) < BINS + 256:
+        return
+    p, rgb = err.block[0] * launch.block[0] + err.thread[0], launch.args[0]
+    name = err.array or "local"    # the notebook's name, where the simulator knows none
+    if 3 * p + 3 < getattr(rgb, "size", 0) and int(rgb[3 * p + 3]) == err.element - BINS:
+        yield (f"thread {err.thread[0]} of block {err.block[0]} counted into {name}"
+               f"[{err.element}] = {name}[3 * 256 + {err.element - BINS}], channel c = 3, "
+               f"past its 768 bins: for its pixel p = {p} the channel loop ran on to c = 3 (c <= "
+               f"CHANNELS, 4 channels) and read byte rgb[3 * p + 3] = rgb[{3 * p + 3}], the next "
+               "pixel's red", "a pixel has 3 channels, c = 0, 1, 2: "
+               "for (int c = 0; c < 3; c++), that is c < CHANNELS")

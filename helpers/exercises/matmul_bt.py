@@ -21,7 +21,7 @@ from helpers.exercises.microscope import observe, race_mistake, syncwarp_between
 from helpers.exercises.verdict import did_not_finish, matches
 from helpers.exercises.origin import Wrong
 from helpers.exercises.matmul_bt_models import (
-    TILE, bt_k_guard_from_ty, c_rows_k_apart, guarded_by_the_other_side,
+    TILE, bt_k_guard_from_ty, c_rows_k_apart, guarded_by_the_column, guarded_by_the_other_side,
     index_from_the_other_thread_side, loads as _loads, loop_past_a_tile, row_alone,
     row_from_blockidx_x,
     rows_apart as _rows_apart, store_guard_against_a_side, tiled as _tiled, tiles_transposed)
@@ -69,10 +69,6 @@ ROWS_APART = ("the kernel read Bt's rows N elements apart (Bt[j * N + k]), but B
 A_ROWS_APART = ("the kernel read A's rows M elements apart (A[row * M + k]), but A is M x K: "
                 "each of its rows holds K elements", "element (row, k) of A is at row * K + k: "
                 "A[row * K + k]")
-A_BY_COLUMN = ("A's load is guarded by the thread's column, col < N, but it reads row `row` of A: threads"
-               " past C's last column loaded 0.0f in place of A's elements, which the block's other "
-               "threads multiply, and threads below its last row read past A's end",
-               "guard A's load with its row: As[ty][tx] = (row < M && k < K) ? A[row * K + k] : 0.0f")
 PAD_HINT = ("declare __shared__ float Bs[TILE][TILE + 1]: the padding puts the 16 floats "
             "Bs[tx][j] that a warp reads at once in 16 different banks")
 
@@ -116,8 +112,7 @@ def _mistakes(kernels, case):
         yield from _sum_declared_int(kernels)
         yield ("C is all zeros: nothing was added to sum",
                "follow the TODOs: load both tiles, wait, add the TILE products, wait")
-    if np.allclose(got, _tiled(a, bt, a_by_col=True), RTOL, ATOL):   # before the race check's crash
-        yield A_BY_COLUMN
+    yield from guarded_by_the_column(got, a, bt, RTOL, ATOL)   # before the race check's crash
     yield from guarded_by_the_other_side(got, a, bt, RTOL, ATOL)
     yield from bt_k_guard_from_ty(got, a, bt, RTOL, ATOL)
     yield from _races(kernels)
@@ -289,17 +284,15 @@ def _a_rows_apart(got, a, bt):
 
 
 def _read_past(run, name):
-    """A read past Bt (A), run again with NaN after it: rows read N (M) apart; A by col < N; a
-    load guarded by its row alone."""
+    """A read past Bt (A), run again with NaN after it: rows read N (M) apart; its load guarded
+    by col < N; a load guarded by its row alone."""
     a, bt, _ = run.model
     yield from row_alone(run, name, RTOL, ATOL, _rows_past_read)
     if name == "Bt" and np.allclose(run.out.got, a @ _rows_apart(run.launch.args[1].host(),
                                                                    *bt.shape).T,
                                     RTOL, ATOL, equal_nan=True):
         yield ROWS_APART
-    by_col, same = _tiled(a, bt, a_by_col=True), np.allclose
-    if name == "A" and same(run.out.got, by_col, RTOL, ATOL) and not same(by_col, run.model[2]):
-        yield A_BY_COLUMN
+    yield from guarded_by_the_column(run.out.got, a, bt, RTOL, ATOL, (name,))
     if name == "A" and np.allclose(run.out.got, _rows_apart(run.launch.args[0].host(),
                                                             *a.shape) @ bt.T,
                                    RTOL, ATOL, equal_nan=True):

@@ -1,8 +1,8 @@
 """The NumPy models of ``helpers.exercises.matmul_bt``'s kernel (C = A Bt^T in 16 x 16 tiles):
 the tiles computed with their loads, reads or inner loop changed (``tiled``), the known
 mistakes of the loads (``loads``), each tile of C transposed (``tiles_transposed``), a load
-guarded by its row alone (``k_unguarded``; ``row_alone``, or by either index inside), and Bt's
-guarded on k by ty (``bt_k_guard_from_ty``); C stored with rows K apart (``c_rows_k_apart``), or
+guarded by its row alone (``k_unguarded``; ``row_alone``, or by either index inside), or by the
+thread's column (``guarded_by_the_column``), and Bt's guarded on k by ty (``bt_k_guard_from_ty``); C stored with rows K apart (``c_rows_k_apart``), or
 with the store's guard against another size (``store_guard_against_a_side``); a loop over a
 tile's columns run past them (``loop_past_a_tile``)."""
 
@@ -15,12 +15,14 @@ TILE = 16
 
 def tiled(a, bt, bt_row=lambda bx, by, ty, tx: bx * TILE + ty,
            a_row=lambda bx, by, ty, tx: by * TILE + ty, k_of=lambda p, ty, tx: p * TILE + tx,
-           j=slice(0, TILE), transposed=True, as_down=False, a_by_col=False, a_k_of=None):
+           j=slice(0, TILE), transposed=True, as_down=False, a_by_col=False, a_k_of=None,
+           bt_by_col=False):
     """C as the solution's tiles compute it, with the tiles' element [ty][tx] loaded from row
     ``bt_row(blockIdx.x, blockIdx.y, ty, tx)`` of Bt (``a_row`` of A), column ``k_of(phase,
     ty, tx)`` (0 past the edges), the inner loop over ``j`` (a slice), Bs read as Bs[tx][j]
     (``transposed``) or Bs[j][tx], and As as As[ty][j] or (``as_down``) As[j][ty]; A's load
-    guarded by its row, or (``a_by_col``) by the thread's column, blockIdx.x * TILE + tx < N;
+    guarded by its row, or (``a_by_col``) by the thread's column, blockIdx.x * TILE + tx < N
+    (Bt's, ``bt_by_col``);
     A's element read from column ``a_k_of(phase, ty, tx)`` where given (still guarded by k_of's)."""
     (m, k), n = a.shape, bt.shape[0]
     ty, tx = np.arange(TILE)[:, None], np.arange(TILE)[None, :]
@@ -32,7 +34,7 @@ def tiled(a, bt, bt_row=lambda bx, by, ty, tx: bx * TILE + ty,
             tiles = [np.where((bx * TILE + tx < len(bt) if live else r < len(x)) & (cols < k),
                               x[np.minimum(r, len(x) - 1), np.minimum(at, k - 1)], 0)
                      for r, x, live, at in ((a_row(bx, by, ty, tx) + 0 * tx, a, a_by_col, a_cols),
-                                            (bt_row(bx, by, ty, tx) + 0 * tx, bt, False, cols))]
+                                            (bt_row(bx, by, ty, tx) + 0 * tx, bt, bt_by_col, cols))]
             c[by * TILE:by * TILE + TILE, bx * TILE:bx * TILE + TILE] += \
                 (tiles[0].T if as_down else tiles[0])[:, j] @ \
                 (tiles[1][:, j].T if transposed else tiles[1][j])
@@ -126,6 +128,33 @@ def c_rows_k_apart(run, rtol, atol):
     yield (f"C's elements were stored at row * K + col, rows K = {k} apart, where C is M x N and "
            f"its rows hold N = {n}: {', and '.join(w for w in (never, met, ran) if w)}",
            "element (row, col) of C is at row * N + col: C[row * N + col] = sum")
+
+
+A_BY_COLUMN = ("A's load is guarded by the thread's column, col < N, but it reads row `row` of A: threads"
+               " past C's last column loaded 0.0f in place of A's elements, which the block's other "
+               "threads multiply, and threads below its last row read past A's end",
+               "guard A's load with its row: As[ty][tx] = (row < M && k < K) ? A[row * K + k] : 0.0f")
+
+
+def guarded_by_the_column(got, a, bt, rtol, atol, names=("A", "Bt")):
+    """A's (Bt's) load guarded by the thread's column, col < N, where the row it reads belongs:
+    in the last block of C's columns, the threads past C's last column loaded 0.0f, and Bt's rows
+    past its last were read (on the simulator, past Bt's end). Yields (problem, hint) where
+    ``got`` is that C, and it is not the right one."""
+    want, n = a.astype(np.float64) @ bt.T, len(bt)
+    for name in (side for side in ("A", "Bt") if side in names):
+        model = tiled(a, bt, **{"a_by_col" if name == "A" else "bt_by_col": True})
+        if np.allclose(model, want, rtol, atol) or not np.allclose(got, model, rtol, atol):
+            continue
+        bx, ty = divmod(n, TILE)
+        yield A_BY_COLUMN if name == "A" else (
+            "Bt's load is guarded by the thread's column, col < N, but it reads row bt_row = "
+            f"blockIdx.x * TILE + ty of Bt: thread (0, {ty}) of block ({bx}, 0) read Bt's row "
+            f"bt_row = {n}, past its last row, {n - 1}, as its col = {bx * TILE} < N = {n} let "
+            f"it, and the threads with col >= N (tx >= {ty}) loaded 0.0f in place of the "
+            f"elements of Bt's rows {bx * TILE} to {n - 1} that the threads inside C multiply",
+            "guard Bt's load with the row it reads: Bs[ty][tx] = (bt_row < N && k < K) ? "
+            "Bt[bt_row * K + k] : 0.0f")
 
 
 def guarded_by_the_other_side(got, a, bt, rtol, atol):

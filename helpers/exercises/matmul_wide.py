@@ -27,7 +27,7 @@ from helpers.exercises.coverage import Grid, Words, coverage
 from helpers.exercises.hidden import awkward
 from helpers.exercises.kernel import KernelExercise, Launch
 from helpers.exercises.matmul_wide_models import (A_GUARD_N, blocks_swapped, bs_at_global_column, ROWS_APART, crossed, indexed, part,
-                                                  neighbouring_rows, rows_apart, wide_step, rows_from_zero, rows_k_apart_store, sum_declared_int, summed,
+                                                  neighbouring_rows, phases_from_a_side, rows_apart, wide_step, rows_from_zero, rows_k_apart_store, sum_declared_int, summed,
                                                   tile_k_apart)
 from helpers.exercises.microscope import accesses_of, body_words, observe, observed_mistakes
 from helpers.exercises.origin import Wrong
@@ -327,6 +327,7 @@ def _mistakes(case, run):
     if close.all():
         return
     yield from _simulated(kernels, "C is wrong")
+    yield from phases_from_a_side(got, run.model, case, EXERCISE.run, kernels)
     ks = np.arange(k)
     for used, problem, hint in (
             (ks % 32 < 8, "each sum takes in only 8 of every 32 products: the multiply-adds "

@@ -227,17 +227,49 @@ def sum_declared_int(run, kernels):
     it stays 0), told by ``run`` (the exercise's) of a launch on multiples of 0.5 (``halves``),
     whose products and sums are exact: the int's sums added in k's order, phase by phase."""
     rng = np.random.default_rng(16)
-    (m, k, n), grid = (20, 37, 18), Grid(20, 18, (32, 8, 1))
-    a, b = halves(rng, (m, k)), halves(rng, (k, n))
+    a, b = halves(rng, (20, 37)), halves(rng, (37, 18))
+    got = _launched(run, kernels, a, b)
+    if got is not None:
+        yield from declared_int(got, whole_sums(a[:, None, :] * b.T[None]),
+                                a.astype(np.float64) @ b, "sum", "C[{}][{}]", "float sum = 0.0f;")
+
+
+def _launched(run, kernels, a, b):
+    """C as ``run`` (the exercise's) computes it from ``a`` and ``b``; None where the launch
+    showed a mistake of its own (a crash)."""
+    (m, k), n = a.shape, b.shape[1]
+    grid = Grid(m, n, (32, 8, 1))
     launched = run(kernels, Launch((a, b, Output((m, n), guard=grid.span()), np.int32(m),
                                     np.int32(k), np.int32(n)), (32, 8, 1), grid.grid))
     try:
         next(launched)
     except StopIteration as stop:
-        if stop.value is not None:
-            yield from declared_int(stop.value.out.got, whole_sums(a[:, None, :] * b.T[None]),
-                                    a.astype(np.float64) @ b, "sum", "C[{}][{}]",
-                                    "float sum = 0.0f;")
+        return None if stop.value is None else stop.value.out.got
+    return None
+
+
+def phases_from_a_side(got, model, case, run, kernels):
+    """Sums cut after the phases that N (or M) needs, fewer than K needs: the phase count taken
+    from a side of C, not from K, the dot products' length. On the cases it is often the count
+    rounded down; a launch of M = 40, K = 100, N = 31 tells them apart: N gives 1 phase there, M
+    2, K rounded down 3, of the 4 K needs."""
+    (a, b), (m, k, n) = model, case[:3]
+    phases = {name: -(-side // 32) for name, side in (("N", n), ("M", m))}
+    sides = [name for name, p in phases.items() if p < -(-k // 32) and np.allclose(
+        got, summed(a, b, np.arange(k) < 32 * p), rtol=1e-4, atol=1e-4)]
+    rng = np.random.default_rng(31)
+    pa, pb = (rng.uniform(-1, 1, shape).astype(np.float32) for shape in ((40, 100), (100, 31)))
+    seen = _launched(run, kernels, pa, pb) if sides else None
+    for name in sides if seen is not None else ():
+        cut = 32 * -(-{"N": 31, "M": 40}[name] // 32)
+        if np.allclose(seen, summed(pa, pb, np.arange(100) < cut), rtol=1e-4, atol=1e-4):
+            side, p = {"N": n, "M": m}[name], phases[name]
+            left = k - 32 * p
+            yield (f"the phase count came from {name} = {side} ({p} phase{'s' * (p > 1)}), not "
+                   f"from K = {k}, the length of the dot products ({-(-k // 32)} phases): each "
+                   f"sum left out its last {left} product{'s' * (left > 1)} (a launch of M = 40, K = 100, "
+                   f"N = 31 summed only the first {cut} of 100)", "the phases run along k, over "
+                   "K: phase < (K + TILE_K - 1) / TILE_K, rounded up")
 
 
 def neighbouring_rows(race, rows=4):

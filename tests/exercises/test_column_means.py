@@ -180,6 +180,12 @@ WRONG = {
                                {"problem": "m[col * cols + r]", "hint": "m[r * cols + col]"}),
     "loop_bound_cols": ([("r < rows;", "r < cols;")],
                         {"problem": "r < cols", "hint": "r < rows"}),
+    # blind audit AE (was 'means[0] = 0.0556943, NumPy's is -0.0600658 ... Hint: printf, from
+    # thread 0, the index ...', the index right): rows swapped for cols in the loop and the divisor
+    "loop_and_divisor_cols": ([("r < rows;", "r < cols;"), ("sum / rows", "sum / cols")],
+                              {"problem": "each mean is the mean of its column's first cols = 37 "
+                                          "elements, not of its rows = 100",
+                               "hint": "for (int r = 0; r < rows; r++), then sum / rows"}),
     # audit 3: the block left out of the column; the index in bytes; col outside the brackets
     "column_threadidx_x": ([(READ, "m[r * cols + threadIdx.x];")],
                            {"problem": "averaged block 0's columns",

@@ -13,6 +13,11 @@ from helpers.exercises import histogram_rgb as checker
 
 KERNEL = solution("histogram_rgb.cu")
 COUNT = "        atomicAdd(&local[(j % CHANNELS) * LEVELS + rgb[j]], 1u);\n"
+BYTE_LOOP = ("    for (int j = blockIdx.x * blockDim.x + threadIdx.x; j < CHANNELS * n;\n"
+             "         j += blockDim.x * gridDim.x)\n" + COUNT)
+PIXEL_LOOP = ("    for (int p = blockIdx.x * blockDim.x + threadIdx.x; p < n; p += blockDim.x * gridDim.x)\n"
+              "        for (int c = 0; c < CHANNELS; c++)\n"
+              "            atomicAdd(&local[c * LEVELS + rgb[3 * p + c]], 1u);\n")
 CLEAR = ("    for (int b = threadIdx.x; b < CHANNELS * LEVELS; b += blockDim.x)\n"
          "        local[b] = 0;\n")
 ADD = ("    for (int b = threadIdx.x; b < CHANNELS * LEVELS; b += blockDim.x)\n"
@@ -118,10 +123,8 @@ WRONG = [
      variant(KERNEL, (COUNT, "        atomicAdd(&local[rgb[j]], 1u);\n")),
      ["counted in the red bins", "(j % 3) * 256"]),
     ("no_grid_stride_loop",
-     variant(KERNEL, ("    for (int j = blockIdx.x * blockDim.x + threadIdx.x; j < CHANNELS * n;\n"
-                      "         j += blockDim.x * gridDim.x)\n",
-                      "    int j = blockIdx.x * blockDim.x + threadIdx.x;\n"
-                      "    if (j < CHANNELS * n)\n")),
+     variant(KERNEL, (BYTE_LOOP, "    int j = blockIdx.x * blockDim.x + threadIdx.x;\n"
+                                 "    if (j < CHANNELS * n)\n" + COUNT)),
      ["only the first 2,048 bytes", "grid-stride loop"]),
     ("reads_past_the_end", variant(KERNEL, ("j < CHANNELS * n;", "j <= CHANNELS * n + 2;")),
      ["bytes past the end", "j < 3 * n"]),
@@ -194,13 +197,13 @@ WRONG = [
      variant(KERNEL, ("LEVELS + rgb[j]], 1u);", "LEVELS + rgb[j / CHANNELS]], 1u);")),
      ["each byte was counted at the level of byte j / 3, rgb[j / 3]", "rgb[j]"]),
     ("pixel_thread_no_x3",
-     variant(KERNEL, ("    for (int j = blockIdx.x * blockDim.x + threadIdx.x; j < CHANNELS * n;\n"
-                      "         j += blockDim.x * gridDim.x)\n" + COUNT,
-                      "    for (int p = blockIdx.x * blockDim.x + threadIdx.x; p < n; "
-                      "p += blockDim.x * gridDim.x)\n"
-                      "        for (int c = 0; c < CHANNELS; c++)\n"
-                      "            atomicAdd(&local[c * LEVELS + rgb[p + c]], 1u);\n")),
+     variant(KERNEL, (BYTE_LOOP, PIXEL_LOOP.replace("rgb[3 * p + c]", "rgb[p + c]"))),
      ["reads pixel p's channels from bytes p, p + 1, p + 2", "rgb[3 * p + c]"]),
+    # blind audit AE (was '... (index 817) ... declare local[768]', so it was): c <= CHANNELS
+    ("pixel_thread_channel_loop_to_3",
+     variant(KERNEL, (BYTE_LOOP, PIXEL_LOOP.replace("c < CHANNELS", "c <= CHANNELS"))),
+     ["local[817] = local[3 * 256 + 49], channel c = 3", "the channel loop ran on to c = 3",
+      "Hint: a pixel has 3 channels, c = 0, 1, 2: for (int c = 0; c < 3; c++)"]),
     # audit 2: each block adds 1 to a bin it counted into, not its count
     ("adds_one_not_its_count",
      variant(KERNEL, ("atomicAdd(&bins[b], local[b]);", "atomicAdd(&bins[b], 1u);")),
@@ -297,12 +300,7 @@ WRONG = [
 
 # Right, but not the solution's way: each must pass
 RIGHT = {
-    "a_pixel_a_thread": variant(KERNEL, (
-        "    for (int j = blockIdx.x * blockDim.x + threadIdx.x; j < CHANNELS * n;\n"
-        "         j += blockDim.x * gridDim.x)\n" + COUNT,
-        "    for (int p = blockIdx.x * blockDim.x + threadIdx.x; p < n; p += blockDim.x * gridDim.x)\n"
-        "        for (int c = 0; c < CHANNELS; c++)\n"
-        "            atomicAdd(&local[c * LEVELS + rgb[3 * p + c]], 1u);\n")),
+    "a_pixel_a_thread": variant(KERNEL, (BYTE_LOOP, PIXEL_LOOP)),
     "adds_every_bin_even_zero": variant(KERNEL, (ADD, ADD.replace("local[b] > 0", "true"))),
 }
 
@@ -321,6 +319,7 @@ SIMULATOR_ONLY = {"clears_past_the_bins": "an illegal address on a GPU breaks th
                                      "or garbage on a GPU",
                   "clears_one_bin_a_thread": "on a GPU, bins never cleared are often 0 anyway",
                   "only_block_0_clears": "on a GPU, bins never cleared are often 0 anyway",
+                  "pixel_thread_channel_loop_to_3": "a write past shared memory: unseen on a GPU, or a fault",
                   "private_bins_256": "an access past a shared array's end may be an illegal "
                                       "address on a GPU, which breaks the context",
                   "bytes_read_as_signed_char": "an access before a shared array's start may be an "

@@ -46,6 +46,14 @@ WRONG = {
     # guards' general hint)
     "a_load_guarded_by_the_column": ([("As[ty][tx] = (row < M && k < K)", "As[ty][tx] = (col < N && k < K)")],
                                      "A's load is guarded by the thread's column, col < N"),
+    # blind audit AE (was 'the kernel crashed: ... a read of Bt ... Hint: each load needs its own
+    # guard: ...', every guard restated): Bt's load guarded by the thread's column, col < N
+    "bt_load_guarded_by_the_column": ([(LOAD_B, LOAD_B.replace("(bt_row < N", "(col < N"))],
+                                      "Bt's load is guarded by the thread's column, col < N, but it "
+                                      "reads row bt_row", "thread (0, 5) of block (1, 0) read "
+                                      "Bt's row bt_row = 21, past its last row, 20",
+                                      "Hint: guard Bt's load with the row it reads: Bs[ty][tx] = "
+                                      "(bt_row < N && k < K)"),
     # blind audit TSB-matmul_bt-1: sum = 0.0f at the start of each phase (was '3072 of 3072
     # elements of C are wrong ...' and a trace of right loads, the reset not named)
     "sum_reset_every_phase": ([("(K + TILE - 1) / TILE; phase++) {\n",
@@ -213,6 +221,7 @@ SIMULATOR_ONLY = {name: "reads a local array's elements that nothing set" for na
 SIMULATOR_ONLY["inner_loop_over_k"] = "reads past a __shared__ tile"
 SIMULATOR_ONLY["a_rows_m_apart"] = "reads past A"
 SIMULATOR_ONLY["a_load_guarded_by_the_column"] = "reads past A"
+SIMULATOR_ONLY["bt_load_guarded_by_the_column"] = "reads past Bt"
 # the last row's loads read past the array's end: a GPU reads whatever lies there (times 0)
 SIMULATOR_ONLY["a_guard_without_k"] = "reads past A"
 SIMULATOR_ONLY["bt_guard_without_k"] = "reads past Bt"

@@ -71,6 +71,14 @@ WRONG = {
                                       {"problem": "data race on ", "hint": "__syncthreads()"}),
     "phases_rounded_down": ([("phase < (K + TILE_K - 1) / TILE_K;", "phase < K / TILE_K;")],
                             {"problem": "partial phase is missing", "hint": "rounded up"}),
+    # blind audit AE (was 'the last, partial phase is missing ... Hint: ... rounded up', as it
+    # was): the phase count taken from N, not K
+    "phases_from_n": ([("phase < (K + TILE_K - 1) / TILE_K;", "phase < (N + TILE_K - 1) / TILE_K;")],
+                      {"problem": "the phase count came from N = 31 (1 phase), not from K = 33",
+                       "hint": "phase < (K + TILE_K - 1) / TILE_K"}),
+    "phases_from_m": ([("phase < (K + TILE_K - 1) / TILE_K;", "phase < (M + TILE_K - 1) / TILE_K;")],
+                      {"problem": "the phase count came from M = 45 (2 phases), not from K = 70",
+                       "hint": "the phases run along k, over K"}),
     "b_rows_k_apart": ([("B[b_row * N + col]", "B[b_row * K + col]")],
                        {"problem": "K elements apart", "hint": "B[b_row * N + col]"}),
     # blind audit TKB-matmul_wide-1: B read as stored by columns, matmul_bt's layout (was '3464 of
