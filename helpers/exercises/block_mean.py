@@ -116,24 +116,6 @@ def _store_unguarded(sim_kernel, read):
         getattr(read, "line", None) is not None and wrote.line == read.line
 
 
-def _stored_past_y(sim_kernel):
-    """The elements past n of y that a launch on the simulator (bug 1's n, room for a block after
-    x and y) wrote, sorted; None where it failed."""
-    from helpers.sim import driver, gpuarray
-    from helpers.sim.settings import settings
-
-    n, blocks = PLANTED[0].n, -(-PLANTED[0].n // BLOCK)
-    x = np.random.default_rng(n).random(n + BLOCK, dtype=np.float32)
-    with settings.changed(time_limit=runner.time_limit(), workers=1):
-        y = gpuarray.to_gpu(np.full(n + BLOCK, np.nan, np.float32))
-        try:
-            sim_kernel(gpuarray.to_gpu(x), y, gpuarray.empty(blocks, np.float32), np.int32(n),
-                       block=(BLOCK, 1, 1), grid=(blocks, 1))
-        except (driver.Error, TypeError):
-            return None
-        return np.flatnonzero(~np.isnan(y.get()[n:])) + n
-
-
 def planted_bugs(kernels) -> Verdict | None:
     """NOT YET naming the planted bugs still there (or a failure while looking); None when all
     three are fixed."""
@@ -156,17 +138,7 @@ def planted_bugs(kernels) -> Verdict | None:
                 f"is not one of the planted bugs: {text}", err, (BLOCK, 1, 1)))
     _, bounds, read, _ = found[0]
     if bounds == "there" and _store_unguarded(kernels.simulated, read):
-        past, n = _stored_past_y(kernels.simulated), PLANTED[0].n
-        if past is not None and len(past) > 1 and np.array_equal(past, np.arange(n, n + len(past))):
-            return not_yet(f"the load into tile[] is guarded, but the line that stores y "
-                           f"({read.line}) has no guard: the last block's threads past the end, "
-                           f"i = {n} to {past[-1]}, read x[i] and write y[i] past both arrays "
-                           f"(on the simulator, with room after x and y, y[{n}] to y[{past[-1]}] "
-                           "were written)", "guard the store as the load is: if (i < n) y[i] = "
-                           "x[i] - means[blockIdx.x];")
-        return not_yet(f"the load into tile[] is guarded, but the line that stores y "
-                       f"({read.line}) reads x[n] and writes y[n]: its guard lets i = n through",
-                       "store y[i] only where i < n: if (i < n), not i <= n")
+        return _store_past_the_end(kernels.simulated, read)
     there = [(bug, text) for bug, state, _, text in found if state == "there"]
     if not there:
         return None
@@ -178,6 +150,33 @@ def planted_bugs(kernels) -> Verdict | None:
     still = "; ".join(f"{bug.name}, {bug.finder}" + (f": {text}" if text else "")
                       for bug, text in there)
     return not_yet(f"{done}; still there: {still}", hint)
+
+
+def _store_past_the_end(sim_kernel, read) -> Verdict:
+    """NOT YET for the store of y that reads x[i] and writes y[i] past both arrays (``read``, the
+    bounds check's error at its line): with no guard, or one that lets i = n through, or one on
+    the thread's place in the block, t, which a launch of one block (where t is i) shows right."""
+    past, n = models.stored_past_y(sim_kernel, PLANTED[0].n), PLANTED[0].n
+    store = f"the line that stores y ({read.line})"
+    if past is not None and len(past) > 1 and np.array_equal(past, np.arange(n, n + len(past))):
+        wrote = (f"read x[i] and write y[i] past both arrays (on the simulator, with room after "
+                 f"x and y, y[{n}] to y[{past[-1]}] were written")
+        first, one = n // BLOCK * BLOCK, dataclasses.replace(PLANTED[0], n=BLOCK // 2 - 28)
+        if _probe(sim_kernel, one)[0] == "fixed":
+            return not_yet(f"the load into tile[] is guarded, but {store} is guarded by the "
+                           f"thread's place in its block, t (0 to {BLOCK - 1}), which is always "
+                           f"below n = {n}, not by the element's index, i: threads {n - first} to "
+                           f"{past[-1] - first} of the last block (i = {n} to {past[-1]}) pass "
+                           f"it, {wrote}; with one block, n = {one.n}, where t is i, it held)",
+                           "guard the store with the element's index, as the load is: if (i < "
+                           "n) y[i] = x[i] - means[blockIdx.x];")
+        return not_yet(f"the load into tile[] is guarded, but {store} has no guard: the last "
+                       f"block's threads past the end, i = {n} to {past[-1]}, {wrote})",
+                       "guard the store as the load is: if (i < n) y[i] = x[i] - "
+                       "means[blockIdx.x];")
+    return not_yet(f"the load into tile[] is guarded, but {store} reads x[n] and writes y[n]: "
+                   "its guard lets i = n through", "store y[i] only where i < n: if (i < n), "
+                   "not i <= n")
 
 
 def _tile_by_index(sim_kernel, err):

@@ -121,6 +121,25 @@ def _one_block_mean(sim_kernel):
     return float(means.get()[0]), float(x.astype(np.float64).mean())
 
 
+def stored_past_y(sim_kernel, n):
+    """The elements past n of y that a launch of n elements on the simulator (room for a block
+    after x and y) wrote, sorted; None where it failed."""
+    from helpers.exercises import kernel as runner
+    from helpers.sim import driver, gpuarray
+    from helpers.sim.settings import settings
+
+    blocks = -(-n // BLOCK)
+    x = np.random.default_rng(n).random(n + BLOCK, dtype=np.float32)
+    with settings.changed(time_limit=runner.time_limit(), workers=1):
+        y = gpuarray.to_gpu(np.full(n + BLOCK, np.nan, np.float32))
+        try:
+            sim_kernel(gpuarray.to_gpu(x), y, gpuarray.empty(blocks, np.float32), np.int32(n),
+                       block=(BLOCK, 1, 1), grid=(blocks, 1))
+        except (driver.Error, TypeError):
+            return None
+        return np.flatnonzero(~np.isnan(y.get()[n:])) + n
+
+
 def count_without_start(sim_kernel, got, want, x, n):
     """The last block's mean divided by BLOCK, while a block alone (n < BLOCK) is divided by its
     n: the count is min(BLOCK, n), the array's length, not what is left from the block's start."""

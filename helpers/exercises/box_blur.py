@@ -14,8 +14,8 @@ import numpy as np
 from helpers.exercises import flat_split, near, speed
 from helpers.exercises.box_blur_loads import (clamped_before_offset, clamped_short, diagonal,
                                               halo_on_one_side, late_start, not_shared,
-                                              origin_shifted, stored_at_own_slot, tile_races,
-                                              tile_steps, tiled)
+                                              origin_shifted, steps_by_the_tile,
+                                              stored_at_own_slot, tile_races, tile_steps, tiled)
 from helpers.exercises.common import Input, Output, close
 from helpers.exercises.coverage import (Grid, Words, column_guard_only, never_written,
                                         past_the_end, reached)
@@ -142,6 +142,8 @@ def _mistakes(case, run):
     yield from past_the_end(run.out.past, case, WORDS, GUARD_HINT, run.out.unwritten)
     if run.out.unwritten.any():
         yield from reached(~run.out.unwritten, case, WORDS)
+        yield from steps_by_the_tile(run.out.got, reference(run.model), ~run.out.unwritten, case,
+                                     RADIUS)
     yield from never_written(run.out.unwritten, WORDS)
     if case == CASES[0]:
         seen = observe(run.kernel, run.launch)

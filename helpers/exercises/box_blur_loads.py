@@ -282,3 +282,52 @@ def halo_on_one_side(failure, block, radius):
                    f"{err.thread} of block {err.block} read tile {what} {err.element} at line "
                    f"{str(err.line).rsplit(':', 1)[-1]}", "the halo is RADIUS on every side: "
                    "#define TILE_X (BLOCK_X + 2 * RADIUS) and TILE_Y (BLOCK_Y + 2 * RADIUS)")
+
+
+def _runs(values) -> str:
+    """Sorted integers as runs, "32 to 35 and 68 to 71" (past three, the first three and "...")."""
+    runs = np.split(values, np.flatnonzero(np.diff(values) != 1) + 1)
+    said = [f"{r[0]} to {r[-1]}" if r.size > 1 else f"{r[0]}" for r in runs[:3]]
+    if len(runs) > 3:
+        return ", ".join(said) + ", ..."
+    return " and ".join([", ".join(said[:-1]), said[-1]] if len(said) > 1 else said)
+
+
+def steps_by_the_tile(got, want, written, grid, radius):
+    """The output's column x = blockIdx.x * TILE_X + threadIdx.x (or its row with TILE_Y): it
+    steps from block to block by the tile's side, the block and its halo, where the blocks'
+    pixels lie BLOCK_X (BLOCK_Y) apart: the pixels ``written`` are exactly those it reaches. Said
+    too where each holds the blur of the pixel the block's tile was loaded for (blockIdx * 2
+    RADIUS before it)."""
+    (bx, by), (gx, gy) = grid.block[:2], grid.grid
+    axes = (("x", "X", "columns", "width", grid.width, bx, gx, "(1, 0)"),
+            ("y", "Y", "rows", "height", grid.height, by, gy, "(0, 1)"))
+    for steps in ((True, False), (False, True), (True, True)):
+        to, said = [], []
+        for step, (c, C, lines, side, n, b, g, second) in zip(steps, axes):
+            place = np.arange(g)[:, None] * b + np.arange(b)
+            moved = (place + np.arange(g)[:, None] * 2 * radius * step).ravel()
+            keep = moved < n
+            to.append((moved[keep], place.ravel()[keep]))
+            missed = np.setdiff1d(np.arange(n), moved)
+            if step and g > 1 and missed.size:
+                said.append(f"block {second}'s pixels start at {c} = {b + 2 * radius}, not {b}: "
+                            f"{c} = blockIdx.{c} * TILE_{C} + threadIdx.{c} steps from one block "
+                            f"to the next by TILE_{C} = {b + 2 * radius}, the tile's {side} (the "
+                            f"block and its halo), where it steps by BLOCK_{C} = {b}, the pixels "
+                            f"a block computes, so {lines} {_runs(missed)} got no thread")
+        mask = np.zeros(written.shape, bool)
+        mask[np.ix_(to[1][0], to[0][0])] = True
+        if len(said) != sum(steps) or not np.array_equal(written, mask):
+            continue
+        blur = np.allclose(got[np.ix_(to[1][0], to[0][0])], want[np.ix_(to[1][1], to[0][1])],
+                           rtol=1e-5, atol=1e-6)
+        c, b = ("x", bx) if steps[0] else ("y", by)
+        yield ("; and ".join(said) + (f"; and the pixels written hold the blur of others, from "
+                                      "where their block's tile was loaded: the pixel written at "
+                                      f"{c} = {b + 2 * radius} holds the blur of {c} = {b}") * blur,
+               "a block computes BLOCK_X x BLOCK_Y pixels; its tile is wider and taller by the "
+               "halo, but the blocks' pixels do not overlap: " + ", ".join(
+                   f"{c} = blockIdx.{c} * BLOCK_{C} + threadIdx.{c}"
+                   for step, (c, C, *_) in zip(steps, axes) if step))
+        return

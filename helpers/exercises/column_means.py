@@ -29,7 +29,7 @@ from helpers.exercises.common import Input, Output
 from helpers.exercises.failure import describe
 from helpers.exercises.hidden import awkward
 from helpers.exercises.kernel import KernelExercise, Launch
-from helpers.exercises.microscope import accesses_of, observe, observed_mistakes
+from helpers.exercises.microscope import accesses_of, grid_for_block, observe, observed_mistakes
 from helpers.exercises.verdict import not_yet
 
 TALL, WIDE = (100, 37), (37, 100)  # (rows, cols) of the two launches that look for the bug
@@ -87,7 +87,7 @@ def planted_bug(kernels):
             "a row of m is cols floats long, whatever the launch: m[r * cols + col]")
     seen, cols = (tall, TALL[1]) if wide.error is None else (wide, WIDE[1])
     return not_yet(*next(observed_mistakes(seen, lambda f: chain(
-        _sum_shared(f, kernels), _grid_for_block(f, cols), _stored_by_thread(f, cols, kernels),
+        _sum_shared(f, kernels), grid_for_block(f, "means", cols, "col", "columns"), _stored_by_thread(f, cols, kernels),
         _block_left_out(f, cols, kernels),
         one_column_a_block(f, cols, kernels),
         _overrun(f, cols, kernels)))))
@@ -113,29 +113,6 @@ def _sum_shared(failure, kernels):
            "into one total that each overwrote; shared memory is one copy for the block, not one "
            "a thread", "keep each thread's sum in a local variable of its own: float sum = 0.0f; "
            "with no __shared__ (a local is private to its thread)")
-
-
-def _grid_for_block(failure, cols):
-    """Two threads of different blocks that stored one mean, each at column blockIdx.x *
-    gridDim.x + threadIdx.x (gridDim where blockDim belongs): the blocks overlap."""
-    err, launch = failure.error, failure.launch
-    if failure.kind != "race" or err.hazard != "write-after-write" or err.array != "means" or \
-            launch is None:
-        return
-    grid, block = launch.grid[0], launch.block[0]
-    first, second = err.first, err.second
-    if grid == block or first.block == second.block or any(
-            a.block[0] * grid + a.thread[0] != err.element for a in (first, second)):
-        return
-    reach = np.arange(grid)[:, None] * grid + np.arange(block)
-    missed = np.flatnonzero(~np.isin(np.arange(cols), reach))
-    left = f", and columns {missed[0]} to {cols - 1} got no thread" if missed.size and \
-        np.array_equal(missed, np.arange(missed[0], cols)) else ""
-    yield (f"means[{err.element}] was stored by {first.who} and by {second.who}: col = "
-           f"blockIdx.x * gridDim.x + threadIdx.x starts block b's columns at b * {grid} "
-           f"(gridDim.x, the number of blocks), not b * {block} (blockDim.x, the threads in a "
-           f"block): the blocks overlap{left}", "blocks lie blockDim.x columns apart (gridDim.x "
-           "is how many blocks there are): col = blockIdx.x * blockDim.x + threadIdx.x")
 
 
 def _block_left_out(failure, cols, kernels):

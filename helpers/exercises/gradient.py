@@ -28,7 +28,7 @@ from helpers.exercises.gradient_models import (barrier_skipped_past_n, doubled_o
                                               windowed, wrapped_ends)
 from helpers.exercises.hidden import awkward, pick
 from helpers.exercises.kernel import KernelExercise, Launch
-from helpers.exercises.microscope import observe, race_mistake
+from helpers.exercises.microscope import grid_for_block, observe, race_mistake
 from helpers.exercises.origin import Wrong
 
 CASES = [(1000, 128), (77, 32), (5003, 512), (300, 96), (1, 64), (1024, 128)]
@@ -37,6 +37,7 @@ JUNK, MAX_LOADS, TARGET, BIG = np.float32(1000.0), 2, 0.4, 1 << 26
 copy's bandwidth FAST takes on a GPU (4 bytes read and 4 written an element, BIG elements):
 notebook 06's stencils reached 54% to 57% of the copy on an H200."""
 FORMULA_HINT = "out[i] = (s[j + 1] - s[j - 1]) * 0.5f, where s[j] holds in[i]"
+STORE_HINT = "each thread stores only out[i]"
 HALO_HINT = ("thread 0 loads s[0] = in[clamp_index(i - 1, n)] and the block's last thread "
              "s[blockDim.x + 1] = in[clamp_index(i + 1, n)]")
 
@@ -54,6 +55,8 @@ def _refine(failure):
             and getattr(err, "element", None) == -1):   # s[j - 1] with j = threadIdx.x
         yield ("s[0] is the halo, in[i - 1] of the block's first thread: thread t's input goes "
                "one further, to s[j] with j = threadIdx.x + 1")
+    if failure.launch is not None:   # the launch's model is in, n elements
+        yield from grid_for_block(failure, "out", failure.launch.model.size)
     yield from _halo_past_the_window(failure)
     yield from doubled_offset(failure)
     yield from neighbours_at_i(failure)
@@ -96,14 +99,13 @@ def _launch(case):
 def _mistakes(case, run):
     n, block = case
     got, want = run.out.got, reference(run.model)
-    yield from one_further("out", "element", run.out.past, run.out.unwritten,
-                           "each thread stores only out[i]")
+    yield from one_further("out", "element", run.out.past, run.out.unwritten, STORE_HINT)
     if run.out.past.size:
         yield (f"threads past the end wrote out[{int(run.out.past.max())}] (out has {n})",
                "the threads with i >= n return after the barrier, before the store")
     seen = observe(run.kernel, run.launch) if case == CASES[0] else None
     if seen and seen.error:
-        yield race_mistake(seen.error, "each thread stores only out[i]", (block, 1, 1), _refine)
+        yield race_mistake(seen.error, STORE_HINT, (block, 1, 1), _refine, run.launch)
     wrong = np.flatnonzero(~np.isclose(got, want, rtol=1e-5, atol=1e-6))
     if not wrong.size:
         return

@@ -119,12 +119,12 @@ def traced(kernels, launch):
     return seen.stats
 
 
-def race_mistake(error, array_hint: str, block=None, refine=None):
-    """``(problem, hint)`` for a launch that failed on the simulator (its error, read by its
-    fields: ``helpers.exercises.failure``), the hint fitting its kind, and for a race its memory
-    space, hazard and threads. ``array_hint`` says what each thread should write, for two
-    threads that stored into one element of global memory; ``block``, the launch's block shape;
-    ``refine``, the exercise's own hints."""
+def race_mistake(error, array_hint: str, block=None, refine=None, launch=None):
+    """``(problem, hint)`` for a launch (``launch``, where known) that failed on the simulator
+    (its error, read by its fields: ``helpers.exercises.failure``), the hint fitting its kind,
+    and for a race its memory space, hazard and threads. ``array_hint`` says what each thread
+    should write, for two threads that stored into one element of global memory; ``block``, the
+    launch's block shape; ``refine``, the exercise's own hints."""
     def hints(seen):
         if refine:
             yield from refine(seen)
@@ -135,8 +135,32 @@ def race_mistake(error, array_hint: str, block=None, refine=None):
     if error.kind != "race":
         return failure.mistake(f"the kernel failed on the simulator: "
                                f"{failure.describe(error)}", error,
-                               block=block, refine=hints)
-    return failure.mistake(f"{error.summary}.", error, block=block, refine=hints)
+                               block=block, refine=hints, launch=launch)
+    return failure.mistake(f"{error.summary}.", error, block=block, refine=hints, launch=launch)
+
+
+def grid_for_block(seen, array: str, size: int, index: str = "i", things: str = "elements"):
+    """Two threads of different blocks that stored one element of ``array`` (``size`` of them),
+    each at ``index`` = blockIdx.x * gridDim.x + threadIdx.x (gridDim where blockDim belongs):
+    the blocks overlap, and the elements past the last block's reach get no thread."""
+    err, launch = seen.error, seen.launch
+    if seen.kind != "race" or err.hazard != "write-after-write" or err.array != array or \
+            launch is None:
+        return
+    grid, block = launch.grid[0], launch.block[0]
+    first, second = err.first, err.second
+    if grid == block or first.block == second.block or any(
+            a.block[0] * grid + a.thread[0] != err.element for a in (first, second)):
+        return
+    reach = np.arange(grid)[:, None] * grid + np.arange(block)
+    missed = np.flatnonzero(~np.isin(np.arange(size), reach))
+    left = f", and {things} {missed[0]} to {size - 1} got no thread" if missed.size and \
+        np.array_equal(missed, np.arange(missed[0], size)) else ""
+    yield (f"{array}[{err.element}] was stored by {first.who} and by {second.who}: {index} = "
+           f"blockIdx.x * gridDim.x + threadIdx.x starts block b's {things} at b * {grid} "
+           f"(gridDim.x, the number of blocks), not b * {block} (blockDim.x, the threads in a "
+           f"block): the blocks overlap{left}", f"blocks lie blockDim.x {things} apart (gridDim.x "
+           f"is how many blocks there are): {index} = blockIdx.x * blockDim.x + threadIdx.x")
 
 
 def accesses_of(kernels, launch, key: str, accesses: int):

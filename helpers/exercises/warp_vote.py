@@ -34,8 +34,9 @@ from helpers.exercises.kernel import KernelExercise, Launch
 from helpers.exercises.microscope import (accesses_of, body_words, observe, observed_launch,
                                           observed_mistakes)
 from helpers.exercises.verdict import not_yet
-from helpers.exercises.warp_vote_models import (JUNK, THRESHOLD, below_the_threshold, block_counts,
-                                               cut_to_int, float_votes, index_mistakes,
+from helpers.exercises.warp_vote_models import (JUNK, THRESHOLD, ballot_arguments_swapped,
+                                               below_the_threshold, block_counts, cut_to_int,
+                                               float_votes, index_mistakes,
                                                last_element_left_out, threshold_ignored,
                                                threshold_of, votes_of_warps,
                                                warps_a_block_miscounted, word_mistakes)
@@ -74,6 +75,7 @@ def _refine(failure):
     ballot that lane 0 of the last warp called alone (``_rounded_up``)."""
     err = failure.error
     yield from _rounded_up(failure)
+    yield from ballot_arguments_swapped(failure)
     if failure.kind == "out of bounds" and err.is_write and err.thread and err.block and \
             failure.block and getattr(err, "offset", None) is not None:
         i = err.block[0] * failure.block[0] + err.thread[0]   # the storing thread's i

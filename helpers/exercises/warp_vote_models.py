@@ -193,3 +193,26 @@ def warps_a_block_miscounted(trace, out, want, n, per_block):
            f"{int(out.unwritten.sum())} counts were never written",
            "number the warps across the grid: warp = i / 32, with i = blockIdx.x * blockDim.x + "
            "threadIdx.x (block b's first warp is b * blockDim.x / 32)")
+
+
+def ballot_arguments_swapped(failure):
+    """The vote passed as the ballot's mask, __ballot_sync(above, 0xffffffff): the simulator's
+    mask error of a lane its mask leaves out, the mask 0 or 1, the lane's own vote (a bool made
+    an unsigned int) as its element says it (x[i] > threshold, false past n)."""
+    from helpers.exercises.failure import describe
+
+    err, launch = failure.error, failure.launch
+    if failure.kind != "warp mask" or getattr(err, "rule", None) != "leaves out the caller" or \
+            launch is None or not err.block or not err.thread or err.mask not in (0, 1):
+        return
+    n, threshold, x = int(launch.args[2]), launch.args[3], launch.model
+    i = err.block[0] * launch.block[0] + err.thread[0]
+    vote = bool(i < n and x[i] > threshold)
+    if err.mask != vote:
+        return
+    said = (f"x[{i}] = {x[i]:g} is {'' if vote else 'not '}above {threshold:g}" if i < n else
+            f"i = {i} is past n")
+    yield (f"{describe(err)}: that mask is lane {err.lane}'s own vote, {int(vote)} for "
+           f"{str(vote).lower()} ({said}): __ballot_sync's first argument is the mask, its "
+           "second the vote, and this call has them swapped, the vote first",
+           "the mask first, the vote second: __ballot_sync(0xffffffff, above)")

@@ -146,6 +146,15 @@ WRONG = {
                            ["the line that stores y", "has no guard", "i = 1000 to 1023",
                             "y[1000] to y[1023] were written",
                             "Hint: guard the store as the load is: if (i < n)"]),
+    # blind audit AE (was '... the line that stores y ... has no guard: ... Hint: guard the store as
+    # the load is: if (i < n) ...', a guard there): the store guarded by t, the thread's place
+    "y_store_guarded_by_the_thread": ([("    if (i < n)\n        y[i]", "    if (t < n)\n        y[i]")],
+                                      ["the line that stores y", "is guarded by the thread's place "
+                                       "in its block, t (0 to 255), which is always below n = 1000",
+                                       "threads 232 to 255 of the last block (i = 1000 to 1023) "
+                                       "pass it", "y[1000] to y[1023] were written",
+                                       "Hint: guard the store with the element's index, as the "
+                                       "load is: if (i < n)"]),
     # blind audit TFA-block_mean-1: the last block's count as n % BLOCK, < for <= (was 'means[2]
     # = nan, but the mean of that block is -0.125... Hint: add up tile[0] to tile[count - 1] and
     # divide by count'): 0 for a full last block (n = 768)

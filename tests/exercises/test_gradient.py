@@ -261,12 +261,22 @@ WRONG = {
                                         "of the window's 130 floats", "indexed with i, the "
                                         "element's global index", "Hint: i indexes in, j indexes "
                                         "s: out[i] = (s[j + 1] - s[j - 1]) * 0.5f"]),
+    # blind audit AE (was 'a data race on out[8] ... Hint: each thread stores only out[i]'): gridDim
+    # for blockDim in the index, so the blocks overlap and out[184] on got no thread
+    "grid_dim_for_block_dim": ([("int i = blockIdx.x * blockDim.x + threadIdx.x;",
+                                 "int i = blockIdx.x * gridDim.x + threadIdx.x;")],
+                               ["i = blockIdx.x * gridDim.x + threadIdx.x starts block b's "
+                                "elements at b * 8 (gridDim.x", "elements 184 to 999 got no thread",
+                                "Hint: blocks lie blockDim.x elements apart",
+                                "i = blockIdx.x * blockDim.x + threadIdx.x"]),
     "neighbours_from_global_unclamped": ([(DIFF, "(in[i + 1] - in[i - 1])")],
                                          ["read its neighbours from global memory",
                                           "read both neighbours from s"]),
 }
 # The simulator only: on a GPU an index past a shared array's end may be an illegal address.
-SIMULATOR_ONLY = {"static_array_too_small": "an overrun of shared memory may break the GPU's "
+SIMULATOR_ONLY = {"grid_dim_for_block_dim": "the race between blocks is the simulator's race "
+                                            "check's; a GPU runs it unchecked",
+                  "static_array_too_small": "an overrun of shared memory may break the GPU's "
                                             "context",
                   "window_without_the_halo_slot": "a read before a shared array's start may be "
                                                   "an illegal address on a GPU",

@@ -241,8 +241,20 @@ WRONG = {
                                                      "__syncthreads_count(above) counts",
                                           "hint": "votes = __ballot_sync(0xffffffff, above), then "
                                                   "counts[warp] = __popc(votes)"}),
+    # blind audit AE (was 'the kernel crashed: ... called a warp function whose mask, 0x00000000,
+    # leaves out its own lane 0 ... Hint: every lane that calls a warp function must be in its
+    # mask ...', why the mask was 0 not said): __ballot_sync's two arguments swapped
+    "ballot_arguments_swapped": ([(BALLOT, "unsigned int votes = __ballot_sync(above, 0xffffffff);")],
+                                 {"problem": "that mask is lane 0's own vote, 0 for false (x[0] = "
+                                             "-0.390625 is not above 0.5): __ballot_sync's first "
+                                             "argument is the mask, its second the vote, and this "
+                                             "call has them swapped",
+                                  "hint": "the mask first, the vote second: __ballot_sync("
+                                          "0xffffffff, above)"}),
 }
-SIMULATOR_ONLY = {"warp_and_lane_swapped": "every block's first warp stores into counts[0] to "
+SIMULATOR_ONLY = {"ballot_arguments_swapped": "a warp function whose mask leaves out the lanes "
+                                              "that call it: undefined on a GPU",
+                  "warp_and_lane_swapped": "every block's first warp stores into counts[0] to "
                                            "counts[31]: on a GPU which block's store lands last "
                                            "is timing",
                   "vote_set_under_an_if": "on a GPU the lanes past n vote with whatever their "
