@@ -1,8 +1,9 @@
 """``sepia_x16``'s tail at the wrong pixels (``helpers.exercises.sepia_x16``): stores past the end
 of out, a tail counted from its own start, from what the tail's thread stored on the simulator,
 and a tail loop that starts inside the groups (``tail_race``, from the simulator's race); the
-groups set apart from the tail: stored as they were loaded (``groups_as_loaded``); and the pixels
-never written (``unwritten``), the groups' among them stored into rgb (``stored_into_the_input``)."""
+groups set apart from the tail: stored as they were loaded (``groups_as_loaded``); and the
+pixels never written (``unwritten``), the groups' among them stored into rgb
+(``stored_into_the_input``)."""
 
 from __future__ import annotations
 
