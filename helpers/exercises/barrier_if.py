@@ -2,13 +2,20 @@
 from the kernel's words (its simulated twin's source): the threads that skip the if never reach
 that barrier, which CUDA leaves undefined (the simulator lets a thread that has
 returned pass; a GPU may hang, or let the others through early). A barrier inside an if whose
-condition is the same for every thread of the block (one on blockIdx.x or n) is not one."""
+condition is the same for every thread of the block (one on blockIdx.x or n) is not one. So is
+one inside a loop that the threads go round a different number of times
+(``barriers_in_thread_loops``)."""
 
 from __future__ import annotations
 
 from helpers.exercises.microscope import kernel_words, source_line
 
 ASSIGN = {"=", "+=", "-=", "*=", "/=", "%=", "&=", "|=", "^=", "<<=", ">>="}
+
+
+def _names(words, start, stop) -> set:
+    """The words of words[start:stop] that name something, not a member (blockDim.x's x)."""
+    return {words[i] for i in range(start, stop) if i == 0 or words[i - 1] not in (".", "->")}
 
 
 def _thread_names(words, body, end):
@@ -25,7 +32,7 @@ def _thread_names(words, body, end):
                 depth += 1 if words[k] in ("(", "[", "{") else -1 if words[k] in (")", "]", "}") \
                     else 0
                 k += 1
-            if names.intersection(words[i + 2:k]):
+            if names.intersection(_names(words, i + 2, k)):
                 names.add(words[i])
                 grown = True
     return names
@@ -49,7 +56,7 @@ def _thread_ifs(kernels):
             shut = closing(tokens, k + 1)
             last = closing(tokens, shut + 1) if words[shut + 1] == "{" else \
                 words.index(";", shut + 1)
-            if varying := sorted(names.intersection(words[k + 2:shut])):
+            if varying := sorted(names.intersection(_names(words, k + 2, shut))):
                 found.append((shut, words[k + 2:shut], varying, last))
     except (Unreadable, ValueError, IndexError):
         return None
@@ -83,6 +90,39 @@ def returns_before_barriers(kernels) -> list:
                    source_line(source, tokens[barriers[0]].start))
                   for i in range(shut + 1, last + 1) if barriers and words[i] == "return"]
     return found
+
+
+def barriers_in_thread_loops(kernels) -> list:
+    """(the barrier's line, the loop's line, the names in the loop's head that differ between the
+    threads of a block) for each __syncthreads in the body of a for or while loop that they may
+    go round a different number of times: its head reads such a name, or a break of its own (not
+    a nested loop's) lies in an if whose condition does (the names then []); [] where there is
+    none or no text."""
+    from helpers.sim.compile.kernel_text import Unreadable, closing
+
+    if (text := kernel_words(kernels)) is None or (thread_ifs := _thread_ifs(kernels)) is None:
+        return []
+    source, tokens, words, body, end = text
+    names, loops, found = _thread_names(words, body, end), [], []
+    try:
+        for k in (k for k in range(body, end) if words[k] in ("for", "while")):
+            head = closing(tokens, k + 1)
+            loops.append((k, head, closing(tokens, head + 1) if words[head + 1] == "{" else
+                          words.index(";", head)))
+    except (Unreadable, ValueError, IndexError):
+        return []
+    # the loops that a break under an if on a thread's names ends: each its innermost loop's
+    broken = {max((k for k, head, last in loops if head < i <= last), default=None)
+              for shut, _, _, stop in thread_ifs[-1] for i in range(shut, stop + 1)
+              if words[i] == "break"}
+    for k, head, last in sorted(loops, reverse=True):   # a barrier's innermost loop first
+        varying = sorted(names.intersection(_names(words, k + 2, head)))
+        barriers = [i for i in range(head, last) if words[i] == "__syncthreads"
+                    and i not in {barrier for barrier, _, _ in found}]
+        if barriers and (varying or k in broken):
+            found += [(i, k, varying) for i in barriers]
+    return [(source_line(source, tokens[i].start), source_line(source, tokens[k].start), varying)
+            for i, k, varying in sorted(found)]
 
 
 def barrier_in_an_if(kernels, bound, value, place, guard, block):
@@ -124,3 +164,31 @@ def after_the_cases(n, block, bound, unit, guard, then=None):
         return passed if found is None else not_yet(*found)
     return after
 
+
+def after_a_strided_loop(length, block, span, hint):
+    """An ``after`` hook: a passing verdict becomes NOT YET for a __syncthreads() inside a loop
+    that the threads of a block go round a different number of times (``barriers_in_thread_loops``):
+    one whose head differs between them, taken to stride by the block over ``length`` items
+    (``span``, in words), for (x = threadIdx.x; x < length; x += blockDim.x), blocks of
+    ``block`` threads, ``length`` not a multiple of it; or one that a break under an if ends.
+    ``hint``: the exercise's."""
+    from helpers.exercises.verdict import not_yet
+
+    def after(kernels, passed):
+        if not (found := barriers_in_thread_loops(kernels)):
+            return passed
+        (barrier, loop, varying), more, passes = found[0], length % block, length // block
+        who = (f": in {span} with block = ({block}, 1, 1), threads 0 to {more - 1} make "
+               f"{passes + 1} passes and threads {more} to {block - 1} only {passes}, so in the "
+               f"last pass threads 0 to {more - 1} wait at a barrier that threads {more} to "
+               f"{block - 1}, out of the loop, never reach" if varying else
+               ": its break, under an if that differs between the threads, ends it after each "
+               "thread's own number of turns, so the threads still in it wait at a barrier that "
+               "those which left it never reach")
+        return not_yet(f"the __syncthreads() at line {barrier} is inside the loop of line "
+                       f"{loop}, which the threads of a block go round a different number of "
+                       f"times{who}: a barrier that only some threads of the block reach, which "
+                       "CUDA leaves undefined (a GPU may hang there, or let the others through "
+                       "early; the simulator lets a thread that has finished pass, and the "
+                       "output came out right)", hint)
+    return after

@@ -24,7 +24,7 @@ from helpers.exercises.gray_coalesced_models import (blocks_of, bracket_slip, by
                                                      half_outside_the_cast,
                                                      one_weight_off, pixel_stride_left_out,
                                                      plain_average, planes_read,
-                                                     row_by_height)
+                                                     read_before_the_guard, row_by_height)
 from helpers.exercises.hidden import awkward, pick
 from helpers.exercises.kernel import KernelExercise, Launch
 from helpers.exercises import microscope
@@ -180,8 +180,7 @@ def _mistakes(case, run):
         yield from _weights_swapped(out.got, run.model, wrong)
         yield from plain_average(out.got, run.model, wrong)
         for model in (channels_as_char, pixel_stride_left_out, planes_read, bracket_slip,
-                      byte_read_twice,
-                      byte_of_a_neighbour, one_weight_off):   # channels taken or weighed wrongly
+                      byte_read_twice, byte_of_a_neighbour, one_weight_off):  # channels wrong
             yield from model(out.got, run.model, wrong, reference)
         yield from near.misses("gray", out.got.reshape(-1, width), reference(run.model).reshape(
             -1, width), close=lambda a, b: np.abs(a - b) <= 1, index_hint=ROW_HINT)
@@ -189,6 +188,7 @@ def _mistakes(case, run):
                     f"{wrong[0] % width}, y = {wrong[0] // width})", "keep the stub's last two "
                     "lines: they convert pixel i = y * width + x, the one this thread took",
                     "gray", wrong[0])
+    yield from read_before_the_guard(case, run.kernel)
 
 
 def _indexed_like_rgb(run, n, guard):

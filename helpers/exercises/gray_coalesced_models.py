@@ -347,3 +347,23 @@ def planes_read(got, rgb, wrong, grey):
            f"{int(got.ravel()[at])}, expected {int(grey(rgb).ravel()[at])})", "rgb is "
            "interleaved, a pixel's 3 bytes together: bt601_gray(rgb[3 * i], rgb[3 * i + 1], "
            "rgb[3 * i + 2])")
+
+
+def read_before_the_guard(case, kernels):
+    """Every pixel right, but rgb read above the bounds guard in the kernel's text (its simulated
+    twin's source): the spare threads of the last block read past rgb's end (``sepia_guard``)."""
+    import functools
+    from types import SimpleNamespace
+
+    from helpers.exercises.microscope import kernel_words, source_line
+    from helpers.exercises.sepia_guard import Layout, read_before_the_guard as above
+
+    if (text := kernel_words(kernels)) is None:
+        return
+    (source, tokens, _, _, end), (width, height, block) = text, case[:3]
+    grid = SimpleNamespace(threads=(-(-width * height // block) * block, 1), width=width,
+                           height=height)
+    yield from above(grid, source[:tokens[end].end], kernels.simulated.name,
+                     functools.partial(source_line, source),
+                     launch="the grid, rounded up to whole blocks, has {} threads",
+                     layout=Layout(3, "bytes", "t", "", "gray", "t >= width * height"))

@@ -15,6 +15,7 @@ from __future__ import annotations
 import numpy as np
 
 from helpers.exercises import near
+from helpers.exercises.barrier_if import after_a_strided_loop
 from helpers.exercises.common import Output, one_further, time_limit
 from helpers.exercises.hidden import awkward, pick
 from helpers.exercises.julia import TOLERANCE
@@ -34,6 +35,10 @@ LOOP_HINT = ("for (int x = threadIdx.x; x < width; x += blockDim.x): the block's
 ROW_HINT = ("one block a row: y = blockIdx.x (the grid is (height, 1)); y = blockIdx.x * "
             "blockDim.x + threadIdx.x gives thread t of block b row b * blockDim.x + t, past the "
             "image's last row, and the row's pixels are the threads' x")
+
+BARRIER_HINT = ("the threads of this kernel share nothing, each drawing its own pixels: remove the "
+                "__syncthreads() (a barrier is for threads that share memory, and every thread "
+                "of the block must reach each one)")
 
 
 def _draw(rng):
@@ -383,6 +388,8 @@ EXERCISE = KernelExercise(
                "float dy, int max_iter"),
     cases=CASES, draw=_draw, where=_where, launch=_launch, mistakes=_mistakes, detect=_detect,
     crash_hint="stop the loop while x < width: " + LOOP_HINT, refine=_refine,
+    after=after_a_strided_loop(CASES[0][0], CASES[0][2], f"a row of {CASES[0][0]} pixels",
+                               BARRIER_HINT),
     simulated="runs the race check", observed=_observed, observed_as="race-checked",
     success=f"the Mandelbrot image matches NumPy's with one block a row ({len(CASES) - 1} "
             "images, rows longer than a block and not a multiple of it), each pixel drawn by one "

@@ -16,13 +16,15 @@ from typing import NamedTuple
 
 class Layout(NamedTuple):
     """How the input holds the image: ``per_pixel`` elements a pixel (``unit``: what they are),
-    the pixel's column and row named ``col`` and ``row``, the output ``out``."""
+    the pixel's column and row named ``col`` and ``row``, the output ``out``; ``guard``, the
+    bounds guard's test where the image is flat (``col`` its pixel's number, ``row`` empty)."""
 
     per_pixel: int = 3
     unit: str = "bytes"
     col: str = "x"
     row: str = "y"
     out: str = "out"
+    guard: str = ""
 
 _COMMENT = re.compile(r"//[^\n]*|/\*.*?\*/", re.S)
 
@@ -56,6 +58,7 @@ def read_before_the_guard(case, code, kernel, line, thread="thread",
                f"before they return, past the end of {rgb}, as far as {rgb}[{last}] ({rgb} holds "
                f"{size} {layout.unit}: a read outside {memory} is undefined, even when, as "
                f"here, its value goes nowhere and {layout.out} does not show it)",
-               f"the guard must come before any access to memory: move if ({col} >= width || "
-               f"{row} >= height) return; up, to right after {col} and {row} are computed, "
-               f"above the reads of {rgb}")
+               f"the guard must come before any access to memory: move if ("
+               f"{layout.guard or f'{col} >= width || {row} >= height'}) return; up, to right "
+               f"after {f'{col} and {row} are' if row else f'{col} is'} computed, above the "
+               f"reads of {rgb}")

@@ -39,9 +39,6 @@ index that overflows or depends on the grid's size shows)."""
 WORDS = 12  # a group's 48 bytes as 32-bit words: w[0] to w[11]
 SPARE = 48 * 1024  # bytes of junk after the input image: reads past its end land there
 
-ONE_PIXEL_HINT = ("thread t must convert pixels 16t to 16t + 15: load their 48 bytes as the "
-                  "three uint4 at index 3t, 3t + 1 and 3t + 2 of (const uint4 *)rgb, as "
-                  "rgb_to_gray_x16 does, and store the 48 results the same way into out")
 BYTE_HINT = ("byte k of the words w[0], w[1], ... is (w[k >> 2] >> (8 * (k & 3))) & 0xFF, the "
              "lowest 8 bits first (byte_of and set_byte in the stub do that): pixel p's red, "
              "green and blue are bytes 3p, 3p + 1, 3p + 2")
@@ -89,7 +86,7 @@ def _mistakes(case, run):
     yield from sepia_x16_tail.past_the_end(run.out.past, n)
     yield from sepia_x16_tail.tail_from_its_start(run, n)
     yield from sepia_x16_tail.no_block_offset(run.out.unwritten, *case)
-    yield from _unwritten(run.out.unwritten, n)
+    yield from sepia_x16_tail.unwritten(run, n)
     yield from sepia_x16_tail.groups_as_loaded(rgb, got, n)
     yield from sepia_x16_models.unmasked(rgb, got, n)
     yield from sepia_x16_models.shifted_left(rgb, got, n)
@@ -104,32 +101,6 @@ def _mistakes(case, run):
                                 (slice(whole, n), None, ())):
         yield from sepia._wrong_values(rgb[None, part], got[None, part], block, models,
                                        part.start)
-
-
-def _unwritten(unwritten, n):
-    if not unwritten.any():
-        return
-    groups, index, pixels = n // 16, np.arange(n), unwritten.all(axis=1)
-    if unwritten.all() and groups:  # (with none, every pixel is the tail's: see below)
-        yield "nothing was written: out still holds its poison", ONE_PIXEL_HINT
-    if groups and np.array_equal(pixels, (index >= groups) & (index < 16 * groups)):
-        yield (f"only pixels 0 to {groups - 1} of the {16 * groups} in whole groups were "
-               "written: each thread converted one pixel (pixel t), not its 16", ONE_PIXEL_HINT)
-    if np.array_equal(pixels, index >= 16 * groups):
-        yield (f"the last {n - 16 * groups} pixels (the tail past the last whole group of 16) "
-               "were never written",
-               "the thread t == n / 16 must convert pixels 16 * (n / 16) to n - 1, one by one: "
-               + sepia_x16_tail.TAIL_CALL)
-    yield from sepia_x16_tail.tail_started_late(pixels, n)
-    flat = unwritten.ravel()[:48 * groups].reshape(max(groups, 1), -1)
-    if groups and not flat[:, :16].any() and flat[:, 16:].all():
-        yield ("in every group only the first 16 of the 48 result bytes were written",
-               "16 pixels give 48 bytes, three uint4: store all three, at index 3t, 3t + 1 and "
-               "3t + 2 of (uint4 *)out")
-    first = int(np.flatnonzero(unwritten.any(axis=1))[0])
-    yield (f"{int(unwritten.sum())} of {3 * n} bytes of out were never written (the first in "
-           f"pixel {first}, of thread {min(first // 16, groups)})",
-           ONE_PIXEL_HINT + "; and the thread t == n / 16 does the tail")
 
 
 def _wrong_groups(rgb, got, n):

@@ -1,7 +1,9 @@
 """``sepia_x16``'s tail at the wrong pixels (``helpers.exercises.sepia_x16``): stores past the end
 of out, a tail counted from its own start, from what the tail's thread stored on the simulator,
-and a tail loop that starts inside the groups (``tail_race``, from the simulator's race); and the
-groups set apart from the tail: stored as they were loaded (``groups_as_loaded``)."""
+and a tail loop that starts inside the groups (``tail_race``, from the simulator's race); the
+groups set apart from the tail: stored as they were loaded (``groups_as_loaded``); and the
+pixels never written (``unwritten``), the groups' among them stored into rgb
+(``stored_into_the_input``)."""
 
 from __future__ import annotations
 
@@ -123,6 +125,40 @@ def tail_race(err, n):
             "as the stub's tail loop does, for (int i = 16 * groups; i < n; i++)")
 
 
+ONE_PIXEL_HINT = ("thread t must convert pixels 16t to 16t + 15: load their 48 bytes as the "
+                  "three uint4 at index 3t, 3t + 1 and 3t + 2 of (const uint4 *)rgb, as "
+                  "rgb_to_gray_x16 does, and store the 48 results the same way into out")
+
+def unwritten(run, n):
+    """The pixels of out never written, by what they tell: none, one a thread, the tail, the
+    tail from a late start, a third of each group, the groups stored into rgb."""
+    unwritten = run.out.unwritten
+    if not unwritten.any():
+        return
+    groups, index, pixels = n // 16, np.arange(n), unwritten.all(axis=1)
+    if unwritten.all() and groups:  # (with none, every pixel is the tail's: see below)
+        yield "nothing was written: out still holds its poison", ONE_PIXEL_HINT
+    if groups and np.array_equal(pixels, (index >= groups) & (index < 16 * groups)):
+        yield (f"only pixels 0 to {groups - 1} of the {16 * groups} in whole groups were "
+               "written: each thread converted one pixel (pixel t), not its 16", ONE_PIXEL_HINT)
+    if np.array_equal(pixels, index >= 16 * groups):
+        yield (f"the last {n - 16 * groups} pixels (the tail past the last whole group of 16) "
+               "were never written",
+               "the thread t == n / 16 must convert pixels 16 * (n / 16) to n - 1, one by one: "
+               + TAIL_CALL)
+    yield from tail_started_late(pixels, n)
+    flat = unwritten.ravel()[:48 * groups].reshape(max(groups, 1), -1)
+    if groups and not flat[:, :16].any() and flat[:, 16:].all():
+        yield ("in every group only the first 16 of the 48 result bytes were written",
+               "16 pixels give 48 bytes, three uint4: store all three, at index 3t, 3t + 1 and "
+               "3t + 2 of (uint4 *)out")
+    yield from stored_into_the_input(run, n)
+    first = int(np.flatnonzero(unwritten.any(axis=1))[0])
+    yield (f"{int(unwritten.sum())} of {3 * n} bytes of out were never written (the first in "
+           f"pixel {first}, of thread {min(first // 16, groups)})",
+           ONE_PIXEL_HINT + "; and the thread t == n / 16 does the tail")
+
+
 def groups_as_loaded(rgb, got, n):
     """Every whole group's 48 bytes of out equal to its 48 of rgb: the three uint4 stored hold
     the loaded words (w[], or a, b, c), not the results set_byte put into res[]. Whether the
@@ -144,3 +180,30 @@ def groups_as_loaded(rgb, got, n):
 
 
 TAIL_CALL = "sepia_pixel(rgb, out, i) with i the pixel's number in the image, 16 * groups to n - 1"
+
+
+def stored_into_the_input(run, n):
+    """No byte of the whole groups written into out, where the same launch again, on a fresh copy
+    of rgb, leaves each group's 48 bytes of rgb holding their sepia: the groups' stores went
+    through a pointer into rgb (dst cast from rgb, the load's line copied, not from out)."""
+    from helpers.backend import gpuarray
+    from helpers.exercises.common import device_arguments, launch_failure
+
+    groups, launch, rgb = n // 16, run.launch, run.model
+    if not groups or not run.out.unwritten.ravel()[:48 * groups].all():
+        return
+    args = device_arguments(launch.args, gpuarray)
+    kernel = getattr(run.kernel, "device", run.kernel)
+    if launch_failure(lambda: kernel(*args, block=launch.block, grid=launch.grid)) is not None:
+        return
+    after, whole = args[0].get()[:3 * n].reshape(n, 3), 16 * groups
+    want = sepia.reference(rgb[None])[0]
+    if (after[:whole] != rgb[:whole]).any() and sepia.near(after[:whole], want[:whole]):
+        yield (f"the results of the {groups} whole groups of 16 pixels were stored into rgb, the "
+               f"input, not into out: after the launch rgb's pixels 0 to {whole - 1} hold their "
+               f"sepia (pixel 0: {tuple(int(v) for v in after[0])}, its input "
+               f"{tuple(int(v) for v in rgb[0])}), and out's were never written: the pointer "
+               "the three uint4 are stored through, dst, was cast from rgb",
+               "store into out: uint4 *dst = reinterpret_cast<uint4 *>(out) + 3 * (size_t)t; "
+               "(a C cast such as (uint4 *)rgb throws rgb's const away; reinterpret_cast "
+               "cannot, so the compiler refuses reinterpret_cast<uint4 *>(rgb))")

@@ -257,4 +257,10 @@ WRONG = {
     "channels_read_as_char_saturated": ([(READ_AS_FLOAT, READ_AS_CHAR), (CHANNEL_SUM, SATURATED)],
                                         "bytes of 128 and more became negative: the channels "
                                         "were read into a signed char"),
+    # blind audit AE (was '5856 of 5883 bytes of out were never written ... Hint: thread t must
+    # convert pixels 16t to 16t + 15 ...', the whole task again): the store pointer copied from
+    # the load's line, cast from rgb, so the groups' results went over the input
+    "stores_into_rgb": ([(DST, "        uint4 *dst = (uint4 *)rgb + 3 * (size_t)t;\n")],
+                        "the results of the 122 whole groups of 16 pixels were stored into rgb, "
+                        "the input, not into out"),
 }

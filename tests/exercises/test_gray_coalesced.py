@@ -232,6 +232,19 @@ WRONG = {
           "        gray[i] = bt601_gray(rgb[3 * i], rgb[3 * i + 1], rgb[3 * i + 2]);\n")],
         ["two threads wrote the same pixel", "every thread did the whole loop",
          "no loop over all the pixels"]),
+    # blind audit AE (was 'FAST: every pixel's grey value is NumPy's on 5 images ..., nothing
+    # written past the end'): the pixel's three bytes loaded above the guard, so the spare threads
+    # of the last block read rgb past its end
+    "loads_above_the_guard": ([(GUARD, ""), ("    gray[i] = bt601_gray(rgb[3 * i], "
+                                             "rgb[3 * i + 1], rgb[3 * i + 2]);",
+                                             "    unsigned char r = rgb[3 * i], g = rgb[3 * i + 1], "
+                                             "b = rgb[3 * i + 2];\n" + GUARD +
+                                             "    gray[i] = bt601_gray(r, g, b);")],
+                              ["the kernel reads rgb[3 * i] (line ", ") before its bounds guard, "
+                               "if (t >= width * height) (line ", "past the end of rgb, as far as "
+                               "rgb[1535] (rgb holds 945 bytes",
+                               "Hint: the guard must come before any access to memory: move if "
+                               "(t >= width * height) return; up, to right after t is computed"]),
 }
 SIMULATOR_ONLY = {"y_divided_by_height": "a read far past the image: a GPU may not notice it",
                   # x runs to height and y to width: on a wide image it reads megabytes past rgb,

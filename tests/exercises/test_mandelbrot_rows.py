@@ -230,6 +230,19 @@ WRONG = {
     "stored_a_pass_ahead": ([("iters[y * width + x]", "iters[y * width + x + blockDim.x]")],
                             "each pixel's count was stored blockDim.x = 64 pixels further on, "
                             "at its x + blockDim.x"),
+    # blind audit AE (was 'PASS: the Mandelbrot image matches NumPy's with one block a row ...'):
+    # a __syncthreads() at the top of the loop along the row, 'to keep the row's threads
+    # together', which threads 0 to 10 reach a 4th time and threads 11 to 63 only 3 times
+    "barrier_in_the_row_loop": ([(LOOP, LOOP + "\n        __syncthreads();")],
+                                "which the threads of a block go round a different number of "
+                                "times: in a row of 203 pixels with block = (64, 1, 1), threads "
+                                "0 to 10 make 4 passes and threads 11 to 63 only 3"),
+    # the same in the loop over a pixel's steps, which each point leaves when it escapes
+    "barrier_in_the_escape_loop": ([("        while (n < max_iter) {",
+                                     "        while (n < max_iter) {\n"
+                                     "            __syncthreads();")],
+                                   "its break, under an if that differs between the threads, "
+                                   "ends it after each thread's own number of turns"),
 }
 HINTS = {"counted_from_1": "start n at 0: int n = 0;", "counted_before_the_test": "n++ at the end of the loop's body, after z_re = re2 - "
                                     "im2 + c_re;",
@@ -270,6 +283,8 @@ HINTS = {"counted_from_1": "start n at 0: int n = 0;", "counted_before_the_test"
          "bound_of_the_height": "x < width",
          "bound_of_the_block": "bound x by the row's width, not the block's threads: for (int x = "
                                "threadIdx.x; x < width; x += blockDim.x)", "one_step_too_many": "loop while n < max_iter",
+         "barrier_in_the_row_loop": "the threads of this kernel share nothing",
+         "barrier_in_the_escape_loop": "the threads of this kernel share nothing",
          "roles_swapped": "drew row 63, its threadIdx.x, past the image's 61 rows at x = 61, "
                           "blockIdx.x in steps of gridDim.x: the block's and the thread's roles "
                           "are swapped; one block a row: y = blockIdx.x"}
@@ -279,13 +294,22 @@ SIMULATOR_ONLY = {"y_of_a_global_index": "a write far past iters: a GPU may faul
                   "store_coordinates_swapped": "writes up to (width - 1) * width + height - 1, "
                                                "far past iters: a GPU may fault",
                   "roles_swapped": "threads 63 on write rows past iters' end: on a GPU they "
-                                   "land in other memory, or fault"}
+                                   "land in other memory, or fault",
+                  **dict.fromkeys(("barrier_in_the_row_loop", "barrier_in_the_escape_loop"),
+                                  "a barrier that some threads of the block never reach: "
+                                  "undefined on a GPU")}
 RIGHT = {
     "a_while_loop": [(LOOP, "int x = threadIdx.x;\n    while (x < width) {"),
                      ("        iters[y * width + x] = n;\n", "        iters[y * width + x] = n;\n"
                                                           "        x += blockDim.x;\n")],
     "a_guard_on_y": [("int y = blockIdx.x;", "int y = blockIdx.x;\n    if (y >= height)\n"
                                              "        return;")],
+    # a needless barrier, but one every thread reaches in every pass: the passes' count is the
+    # block's, and the pixels past the row's end skip only the pass's work
+    "a_barrier_in_whole_passes": [(LOOP, "for (int x0 = 0; x0 < width; x0 += blockDim.x) {\n"
+                                         "        __syncthreads();\n"
+                                         "        int x = x0 + threadIdx.x;\n"
+                                         "        if (x >= width)\n            continue;")],
 }
 
 
