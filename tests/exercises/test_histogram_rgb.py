@@ -318,6 +318,7 @@ SIMULATOR_ONLY = {"clears_past_the_bins": "an illegal address on a GPU breaks th
                   "byte_read_at_3j": "reads up to 9n bytes of a 3n-byte image: an illegal address "
                                      "or garbage on a GPU",
                   "clears_one_bin_a_thread": "on a GPU, bins never cleared are often 0 anyway",
+                  "clears_red_s_bins_only": "on a GPU, bins never cleared are often 0 anyway",
                   "only_block_0_clears": "on a GPU, bins never cleared are often 0 anyway",
                   "pixel_thread_channel_loop_to_3": "a write past shared memory: unseen on a GPU, or a fault",
                   "private_bins_256": "an access past a shared array's end may be an illegal "
