@@ -92,23 +92,34 @@ def returns_before_barriers(kernels) -> list:
     return found
 
 
+def loops_in(tokens, words, body, end) -> list:
+    """(the index of its for or while, of its head's ")", of its body's last word) for each loop
+    in words[body:end]; raises kernel_text's Unreadable, or ValueError, where the text is not
+    whole."""
+    from helpers.sim.compile.kernel_text import closing
+
+    found = []
+    for k in (k for k in range(body, end) if words[k] in ("for", "while")):
+        head = closing(tokens, k + 1)
+        found.append((k, head, closing(tokens, head + 1) if words[head + 1] == "{" else
+                      words.index(";", head)))
+    return found
+
+
 def barriers_in_thread_loops(kernels) -> list:
     """(the barrier's line, the loop's line, the names in the loop's head that differ between the
     threads of a block) for each __syncthreads in the body of a for or while loop that they may
     go round a different number of times: its head reads such a name, or a break of its own (not
     a nested loop's) lies in an if whose condition does (the names then []); [] where there is
     none or no text."""
-    from helpers.sim.compile.kernel_text import Unreadable, closing
+    from helpers.sim.compile.kernel_text import Unreadable
 
     if (text := kernel_words(kernels)) is None or (thread_ifs := _thread_ifs(kernels)) is None:
         return []
     source, tokens, words, body, end = text
-    names, loops, found = _thread_names(words, body, end), [], []
+    names, found = _thread_names(words, body, end), []
     try:
-        for k in (k for k in range(body, end) if words[k] in ("for", "while")):
-            head = closing(tokens, k + 1)
-            loops.append((k, head, closing(tokens, head + 1) if words[head + 1] == "{" else
-                          words.index(";", head)))
+        loops = loops_in(tokens, words, body, end)
     except (Unreadable, ValueError, IndexError):
         return []
     # the loops that a break under an if on a thread's names ends: each its innermost loop's

@@ -323,17 +323,15 @@ def barrier_in_a_loop(kernels, failure):
     inside a loop (the kernel's words) holding one of the two accesses, the other after the
     loop: the threads go round it a different number of times, so they do not pass that barrier
     together, and it holds none back (a barrier moved into the grid-stride counting loop)."""
+    from helpers.exercises.barrier_if import loops_in
     from helpers.exercises.microscope import kernel_words, source_line
-    from helpers.sim.compile.kernel_text import closing
 
     err, text = failure.error, kernel_words(kernels)
     if failure.kind != "race" or err.space != "shared" or failure.between == "blocks" or \
             text is None:
         return
     source, tokens, words, body, end = text
-    for k in (k for k in range(body, end) if words[k] in ("for", "while")):
-        head = closing(tokens, k + 1)
-        last = closing(tokens, head + 1) if words[head + 1] == "{" else words.index(";", head)
+    for k, head, last in loops_in(tokens, words, body, end):
         barrier = next((i for i in range(head, last) if words[i] == "__syncthreads"), None)
         span = range(source_line(source, tokens[k].start),
                      source_line(source, tokens[last].start) + 1)
