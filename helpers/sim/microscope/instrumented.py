@@ -222,8 +222,8 @@ def _columns(rows, n):
 
 
 def run(record, mode, detail_cap, runner):
-    """Runs one launch (a LaunchRecord) instrumented, by runner (run.launch.run); RACE and INIT
-    run it on one worker. An access out of bounds ends the launch: its error is the result's
+    """Runs one launch (a LaunchRecord) instrumented, by runner (run.launch.run); RACE, INIT and
+    DETAIL run it on one worker (the accesses kept are then the first blocks', in order). An access out of bounds ends the launch: its error is the result's
     bounds report (any other failure is raised)."""
     inst = instrumented(record.module, "blocks" if mode & BLOCKS else "memory")
     lib = inst.module.lib
@@ -237,7 +237,7 @@ def run(record, mode, detail_cap, runner):
     stats = np.zeros((len(inst.sites) + 1, 2, len(STAT_FIELDS)), np.uint64)
     race, init, bounds = RaceReport(), InitReport(), BoundsReport()
     shadows, _alive = _shadow_pointers(ranges) if mode & INIT else (None, None)
-    one_worker = (settings.changed(workers=1) if mode & (RACE | INIT)
+    one_worker = (settings.changed(workers=1) if mode & (RACE | INIT | DETAIL)
                   else contextlib.nullcontext())
     with _one_at_a_time, one_worker:  # the runtime's trace state is the library's, one launch's
         inst.copy_variables(into_instrumented=True)
