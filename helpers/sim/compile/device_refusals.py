@@ -6,7 +6,8 @@ import re
 
 from ..errors import CompileError
 from .diagnosed import (DYNAMIC_INIT, EXCEPTION, HOST_FUNCTION, HOST_LIBRARY, HOST_VARIABLE,
-                        KERNEL_CALLED, KERNEL_RETURNS, SHARED_INITIALIZER, Diagnostic)
+                        KERNEL_CALLED, KERNEL_RETURNS, QUALIFIERS, SHARED_INITIALIZER, THREAD_LOCAL,
+                        Diagnostic)
 from .kernel_text import NOT_A_TYPE
 from .source import numbered_lines
 from .standard_library import library_advice
@@ -141,3 +142,28 @@ def dynamic_initializer_error(what, variable, called, source):
         "from the host (module.get_global, then memcpy_htod) or from a kernel.",
         DYNAMIC_INIT, (variable, called))
 
+
+
+def qualifiers_error(what, kernel, other, source):
+    declared = re.compile(rf"{re.escape(other)}.*__global__|__global__.*{re.escape(other)}")
+    return _refusal(
+        what, _first_line(source, declared.search),
+        f"the kernel {kernel} is declared {other} as well as __global__ (nvcc: illegal "
+        "combination of memory qualifiers): a kernel runs on the device and is launched from the "
+        f"host, so it is __global__ alone.\nnote: write __global__ void {kernel}(...); for code "
+        "both a kernel and the host call, write a __host__ __device__ function beside it, and call "
+        "it from the kernel.", QUALIFIERS, (kernel, other))
+
+
+def thread_local_error(what, tokens, i, caller, source):
+    words = [t.text for t in tokens[i + 1:i + 8]]
+    name = next((words[k - 1] for k, w in enumerate(words) if w in ("=", ";", "[", "{", ",")), "?")
+    declared = re.compile(rf"\bthread_local\b.*\b{re.escape(name)}\b")
+    return _refusal(
+        what, _first_line(source, declared.search),
+        f"{caller} declares {name} thread_local (nvcc: cannot use thread_local specifier for "
+        "variable declarations in device code): each GPU thread has its own copy of every local "
+        "variable already.\nnote: delete thread_local, and the plain local is the thread's own; "
+        "declare it __shared__ for one copy a block, or __device__ outside the kernel for one copy "
+        "in all.",
+        THREAD_LOCAL, (name, caller))

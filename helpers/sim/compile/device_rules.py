@@ -20,10 +20,17 @@ compiled:
   handling"); on the CPU try compiled and throw called the C++ runtime;
 - a __shared__ variable takes no initializer (nvcc: "initializer not allowed for __shared__
   variable"): every block's copy starts undefined, and one thread must set it. As C++ (a static
-  thread_local) it compiled, and started from the initializer in every block.
+  thread_local) it compiled, and started from the initializer in every block;
+- a kernel is __global__ alone: __host__ __global__ or __device__ __global__ (nvcc: "illegal
+  combination of memory qualifiers"), as a kernel runs on the device and is launched from the
+  host, never called on either side; __host__ expands to nothing here, so the text as given says;
+- device code declares no thread_local variable (nvcc: "cannot use thread_local specifier for
+  variable declarations in device code"): a local is each thread's already. On the CPU it
+  compiled, one variable for each worker that runs threads.
 
 Each is a CompileError (device_refusals.py) with a record (diagnosed.HOST_FUNCTION, HOST_LIBRARY,
-HOST_VARIABLE, KERNEL_CALLED, KERNEL_RETURNS, EXCEPTION, SHARED_INITIALIZER) at the learner's line,
+HOST_VARIABLE, KERNEL_CALLED, KERNEL_RETURNS, EXCEPTION, SHARED_INITIALIZER, QUALIFIERS,
+THREAD_LOCAL) at the learner's line,
 which the checkers read. Not a C++ parser: it reads functions, structs and declarations as
 kernels are written, and says nothing where it cannot tell. The operand of sizeof is never
 evaluated, so it may name a host array.
@@ -53,6 +60,10 @@ def check(user_code, source, what):
         tokens = read_tokens(user_code, 0, len(user_code))
     except Unreadable:
         return
+    for declared in _KERNEL_DECLARED.finditer(_COMMENT.sub(" ", source)):
+        other = _OTHER_SIDE.search(declared[0])
+        if other:
+            raise said.qualifiers_error(what, declared[1], other[0], source)
     functions, variables, members, initialized = _read(tokens)
     own_functions, own_variables, own_structs = _declared_in(source)
     constexpr = set(_CONSTEXPR.findall(_COMMENT.sub(" ", source)))
@@ -88,6 +99,8 @@ def check(user_code, source, what):
                     raise said.kernel_called_error(what, text, name, source)
                 if _shared_initialized(tokens, i, end):
                     raise said.shared_initializer_error(what, tokens, i, source)
+                if text == "thread_local" and tokens[i - 1].text != "static":
+                    raise said.thread_local_error(what, tokens, i, name, source)
                 if text in ("try", "throw"):
                     raise said.exception_error(what, text, name, source)
                 library = standard_library(tokens, i)
@@ -247,6 +260,9 @@ def _variables(declaration):
 _DECLARED = re.compile(r"(\w+)[ \t*&]+(?:\w+::)?([A-Za-z_]\w*)\s*([(=;,\[])")
 _STRUCT = re.compile(r"\b(?:struct|class)\s+([A-Za-z_]\w*)")
 _COMMENT = re.compile(r"//[^\n]*|/\*.*?\*/", re.S)
+# a declaration up to its name's ( that says __global__ (its name: group 1)
+_KERNEL_DECLARED = re.compile(r"[^;{}()]*\b__global__\b[^;{}()]*?\b(?!__launch_bounds__)(\w+)\s*\(")
+_OTHER_SIDE = re.compile(r"\b__(?:host|device)__\b")
 _CONSTEXPR = re.compile(r"\bconstexpr\b[^;{(=]*?\b(\w+)\s*\(")
 
 

@@ -35,6 +35,7 @@ fields each fills:
 - HOST_FUNCTION, HOST_LIBRARY, KERNEL_CALLED, HOST_VARIABLE, SHARED_INITIALIZER, EXCEPTION
   (device_rules): ``names`` what was called, read, set or used, then by whom; KERNEL_RETURNS: the
   kernel, its return type; DYNAMIC_INIT: the variable, the function its initializer calls;
+  QUALIFIERS: the kernel, then __host__ or __device__; THREAD_LOCAL: the variable, its function;
 - VLA, a local array sized at run time (``names``: the array); OTHER: any other (its place).
 
 An error g++ places in a macro of the prelude's (``int i = threadIdx;``: the conversion is in
@@ -54,11 +55,12 @@ CONTINUE, BREAK, UNDECLARED = "continue outside a loop", "break outside a loop",
 NO_MEMBER, CONVERSION = "no member", "no conversion"
 CONDITIONAL, READ_ONLY, EXPECTED = "mismatched types in ?:", "store into read-only", "expected"
 VOID_RETURN, REDECLARED, OTHER = "value returned from a void function", "redeclared", "other"
-NO_MATCH, REFUSED = "no matching function", "refused by a header"
+NO_MATCH, REFUSED, THREAD_LOCAL = "no matching function", "refused by a header", "thread_local"
 MATH_ARGUMENT, HOST_FUNCTION, KERNEL_CALLED = "math argument", "host function", "kernel called"
 SHARED_INITIALIZER, VLA, EXCEPTION = "shared initializer", "variable length array", "exception"
 HOST_VARIABLE, HOST_LIBRARY, KERNEL_RETURNS = "host variable", "host library", "kernel returns"
 DYNAMIC_INIT, POWER = "dynamic initializer", "a power in another notation"
+QUALIFIERS = "illegal combination of memory qualifiers"
 
 
 @dataclasses.dataclass(frozen=True)

@@ -124,6 +124,15 @@ SOURCES = {  # name: (source, nvcc's verdict: None where it compiles, else the r
         "b = float(2) / 3, c = (float)sizeof(float), d = INFINITY, e = static_cast<float>(3);\n"
         "__constant__ int f = twice(3);\n__constant__ float2 g = {1, 2};\n"
         + KERNEL.format("o[0] = a + b + c + d + e + f + g.x;"), None),
+    "host_and_global": ("__host__ __global__ void k(float *o) { o[0] = 1; }\n", diagnosed.QUALIFIERS),
+    "device_and_global": ("__global__ __device__ void k(float *o) { o[0] = 1; }\n",
+                          diagnosed.QUALIFIERS),
+    "host_device_helper_beside_a_kernel": ("__host__ __device__ float one() { return 1; }\n"
+                                           "__global__ void __launch_bounds__(64) k(float *o) "
+                                           "{ o[0] = one(); }\n", None),
+    "thread_local_in_a_kernel": (KERNEL.format("thread_local int t; t = n; o[0] = t;"),
+                                 diagnosed.THREAD_LOCAL),
+    "static_local_in_a_kernel": (KERNEL.format("static int t; t = 1; o[0] = t;"), None),
     "aggregate": ("struct P { float x, y; };\n" + KERNEL.format("P p{1, 2}; P q = P{3, 4}; "
                                                                   "o[0] = p.x + q.y;"), None),
 }
