@@ -32,12 +32,11 @@ fields each fills:
   call at the column (``fa``);
 - MATH_ARGUMENT: a math function on types device code has no version for (sqrt of an int;
   math_arguments.MathArgumentError carries it): ``names`` the function, ``types`` the arguments';
-- HOST_FUNCTION, HOST_LIBRARY, KERNEL_CALLED, HOST_VARIABLE, SHARED_INITIALIZER, EXCEPTION
-  (device_rules): ``names`` what was called, read, set or used, then by whom; KERNEL_RETURNS: the
-  kernel, its return type; DYNAMIC_INIT: the variable, the function its initializer calls;
-  QUALIFIERS: the kernel, then __host__ or __device__; THREAD_LOCAL: the variable, its function;
+- HOST_FUNCTION, HOST_LIBRARY, KERNEL_CALLED, HOST_VARIABLE, SHARED_INITIALIZER, EXCEPTION,
+  THREAD_LOCAL (device_rules): ``names`` what was called, read, set, used or declared, then by
+  whom; KERNEL_RETURNS: the kernel, its return type; DYNAMIC_INIT: the variable, the function its
+  initializer calls; QUALIFIERS: the kernel, then __host__ or __device__, said with __global__;
 - VLA, a local array sized at run time (``names``: the array); OTHER: any other (its place).
-
 An error g++ places in a macro of the prelude's (``int i = threadIdx;``: the conversion is in
 ``threadIdx``'s expansion) is read at the learner's line that used the macro, with the macro's
 name as its ``expression`` where its kind fills none.
@@ -52,15 +51,14 @@ from ..errors import CompileError
 
 SUBSCRIPT, INDEX = "subscript of a non-array", "index not an integer"
 CONTINUE, BREAK, UNDECLARED = "continue outside a loop", "break outside a loop", "undeclared"
-NO_MEMBER, CONVERSION = "no member", "no conversion"
+NO_MEMBER, CONVERSION, POWER = "no member", "no conversion", "a power in another notation"
 CONDITIONAL, READ_ONLY, EXPECTED = "mismatched types in ?:", "store into read-only", "expected"
 VOID_RETURN, REDECLARED, OTHER = "value returned from a void function", "redeclared", "other"
 NO_MATCH, REFUSED, THREAD_LOCAL = "no matching function", "refused by a header", "thread_local"
 MATH_ARGUMENT, HOST_FUNCTION, KERNEL_CALLED = "math argument", "host function", "kernel called"
 SHARED_INITIALIZER, VLA, EXCEPTION = "shared initializer", "variable length array", "exception"
 HOST_VARIABLE, HOST_LIBRARY, KERNEL_RETURNS = "host variable", "host library", "kernel returns"
-DYNAMIC_INIT, POWER = "dynamic initializer", "a power in another notation"
-QUALIFIERS = "illegal combination of memory qualifiers"
+DYNAMIC_INIT, QUALIFIERS = "dynamic initializer", "illegal combination of memory qualifiers"
 
 
 @dataclasses.dataclass(frozen=True)
