@@ -204,12 +204,35 @@ def _mistakes(case, run):
             if (problem, hint) == START_AT_C and _test_after_the_step(run.kernel, max_iter):
                 yield AFTER_THE_STEP
             yield problem, hint
+    yield from _stored_in_the_loop(run.kernel, got, want, max_iter)
     yield from counted_once_more(run.kernel, got, want, max_iter, TOLERANCE)
     yield from near.misses("steps", got, want, close=np.equal, slack=TOLERANCE)
     first = int(np.argmax(got != want))
     yield Wrong(f"{np.mean(got != want):.1%} of the counts differ from NumPy's (the first: "
                 f"point {first}, got {got[first]}, expected {want[first]})", STEP_HINT, "steps",
                 first)
+
+
+def _stored_in_the_loop(kernels, got, want, max_iter):
+    """Every count one short, the points that never escape too (max_iter - 1), where a thread
+    stores into steps more than once (on the simulator, traced, the point c = 0, which never
+    escapes, in 4 steps): the store is inside the loop, before k++, so its last holds k - 1."""
+    if np.mean(got != want - 1) > TOLERANCE:
+        return
+    zero = np.zeros(1, np.float32)
+    kept = accesses_of(kernels, Launch((Input(zero), Input(zero), Output(1, np.int32),
+                                        np.int32(1), np.int32(4)), block=(1, 1, 1), grid=(1, 1)),
+                       "stores of one point", 64)
+    stores = [] if kept is None else kept[(kept["array"] == "steps") & kept["write"]]
+    if len(stores) < 2:
+        return
+    lines = sorted(set(stores["line"].tolist()))
+    at = f" at line {lines[0]}" if len(lines) == 1 else ""
+    yield (f"every count is one short, the points that never escape too (they count max_iter - 1 "
+           f"= {max_iter - 1}): the store to steps{at} is inside the loop, before k++, so it runs "
+           f"once each step (the point c = 0 stored {len(stores)} times in 4 steps) and its last "
+           "store holds k - 1, with no store after the loop", "store once, after the loop: "
+           "steps[i] = k; below the while's closing brace, where k holds the steps taken")
 
 
 def _spare_threads(run, n):

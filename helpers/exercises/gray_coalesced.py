@@ -145,7 +145,7 @@ def _mistakes(case, run):
                "were never written: their split of t into x and y sends pixels outside the "
                "image", ROW_HINT)
     if out.past.size:
-        yield from guard_past_the_image(run.kernel, out.past, n, _launch)
+        yield from guard_past_the_image(run.kernel, out.past, n, _launch, _grid(case)[0] * case[2])
         yield (f"threads past the last pixel wrote past the end of gray (as far as gray"
                f"[{int(out.past.max())}]; it has {n} pixels)", GUARD_HINT)
     if missing.tolist() == [n - 1]:

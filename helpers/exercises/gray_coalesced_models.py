@@ -39,16 +39,16 @@ LOOSE = (5, 3, 32), 4
 3 * width * height = 45, so that a guard which returns from t = 3 * width * height on shows."""
 
 
-def guard_past_the_image(kernels, past, n, launch_of):
+def guard_past_the_image(kernels, past, n, launch_of, threads):
     """Threads t = n on wrote past the end of gray (``past``, its elements), where on ``LOOSE``
     (``launch_of(case)``, the exercise's launch, given more blocks) only the threads below k *
     width * height did, k a whole number below the grid's: the guard returns from t = k *
-    width * height on (k = 3: rgb's bytes), where a thread has one pixel."""
+    width * height on (k = 3: rgb's bytes), where a thread has one pixel. First, a guard of the
+    block's first pixel (``guard_of_the_block``; ``threads``: the case's grid's)."""
+    yield from guard_of_the_block(kernels, past, n, threads, launch_of)
     (width, height, block), blocks = LOOSE
     small = width * height
-    seen = microscope.observe(kernels, dataclasses.replace(launch_of(LOOSE[0]), grid=(blocks, 1)),
-                              key="more threads than rgb's bytes", racecheck=False)
-    wrote = seen.outs[0].past if seen.error is None else np.zeros(0, int)
+    wrote = _loose_past(kernels, launch_of)
     bound = small + wrote.size
     if not np.array_equal(past, np.arange(n, n + past.size)) or not wrote.size or \
             not np.array_equal(wrote, np.arange(small, bound)) or bound % small or \
@@ -63,6 +63,33 @@ def guard_past_the_image(kernels, past, n, launch_of):
            f"a {width} x {height} image with {blocks * block} threads: threads {small} to "
            f"{bound - 1} wrote past gray's end, {bound} on returned)",
            f"a thread a pixel: if (t >= width * height) return;, without the {k}")
+
+
+def _loose_past(kernels, launch_of):
+    """The elements past gray's end that the threads of ``LOOSE`` wrote on the simulator (none
+    where the launch failed there)."""
+    seen = microscope.observe(kernels, dataclasses.replace(launch_of(LOOSE[0]), grid=(LOOSE[1], 1)),
+                              key="more threads than rgb's bytes", racecheck=False)
+    return seen.outs[0].past if seen.error is None else np.zeros(0, int)
+
+
+def guard_of_the_block(kernels, past, n, threads, launch_of):
+    """The last block's spare threads, t = n to the grid's last (``threads - 1``), wrote past
+    gray's end, where on ``LOOSE`` only block 0's did, and the blocks that start past the image
+    nothing: the guard tests the block's first pixel, blockIdx.x * blockDim.x, not t."""
+    (width, height, block), blocks = LOOSE
+    small = width * height
+    if not np.array_equal(past, np.arange(n, threads)) or \
+            not np.array_equal(_loose_past(kernels, launch_of), np.arange(small, block)):
+        return
+    yield (f"threads t = {n} to {threads - 1}, the last block's spare threads, passed the bounds "
+           f"guard and wrote past the end of gray (as far as gray[{threads - 1}]; it has {n} "
+           "pixels): the guard tests the block's first pixel, blockIdx.x * blockDim.x, which is "
+           "below width * height for every thread of the last block, not the thread's own t (on "
+           f"the simulator, a {width} x {height} image with {blocks} blocks of {block} threads: "
+           f"block 0's threads {small} to {block - 1} wrote past gray's end, and blocks 1 to "
+           f"{blocks - 1}, whose first pixels lie past it, wrote nothing)",
+           "test the thread's own pixel: if (t >= width * height) return;")
 
 
 def blocks_of(case, out, missing, grey, stride, name):

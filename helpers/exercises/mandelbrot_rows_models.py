@@ -90,6 +90,7 @@ def wrong_images(case, kernel=None):
     yield carried_z(case)
     yield c_im_of_the_column(case, ref)
     yield c_im_going_down(case, ref)
+    yield c_im_of_row_0(case, body_words(kernel))
     yield (reference(case, x_of=lambda x: x % block), "c's real part takes threadIdx.x where "
            "it takes x: the pixels of each stretch of blockDim.x repeat the first stretch's",
            "c_re = x_min + x * dx, with the loop's x")
@@ -278,6 +279,18 @@ def c_im_going_down(case, ref):
             f"{VIEW[1] - (height - 1) * dy:.4g})", "c_im = y_min + y * dy: row 0 is the view's "
             f"bottom, y_min, and the rows go up by dy to y_max = {VIEW[3]:g} (which way up the "
             "picture is shown is the plot's business)")
+
+
+def c_im_of_row_0(case, words=()):
+    """(image, problem, hint) of c's imaginary part row 0's, y_min, in every block (dy taken as
+    0), each row stored in its place: from blockIdx.y, 0 in a grid of (height, 1), where the
+    kernel body's ``words`` hold it (y = blockIdx.y draws row 0 alone, told earlier)."""
+    by_y = any(words[j:j + 3] == ["blockIdx", ".", "y"] for j in range(len(words)))
+    why = (": it takes blockIdx.y, which is 0 in every block of a grid of (height, 1)" if by_y
+           else ", where row y's is y_min + y * dy")
+    return (reference(case, (args(case)[2], 0)), "every row of iters holds row 0's counts: each "
+            "block stored its own row, but drew row 0's points: c_im is y_min, row 0's, in every "
+            f"block{why}", "c_im = y_min + y * dy, with y = blockIdx.x, the block's row")
 
 
 def store_swapped(failure, guard_rows):

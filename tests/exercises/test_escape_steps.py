@@ -107,6 +107,13 @@ WRONG = {
                        "100, and the others are right: the loop's test stops it a step early, "
                        "as k < max_iter - 1 does"),
     "counted_from_1": ([("int k = 0;", "int k = 1;")], "every count is one too many"),
+    # blind audit AF (was 'every element of steps is the right value minus 1: a constant is
+    # added ... Hint: compare the formula term by term'): the store moved into the loop, before
+    # k++, and none after it, so the last store holds k - 1
+    "stored_in_the_loop": ([("        z_re = re;\n        k++;\n    }\n    steps[i] = k;\n",
+                             "        z_re = re;\n        steps[i] = k;\n        k++;\n    }\n")],
+                           "every count is one short, the points that never escape too (they "
+                           "count max_iter - 1 = 99): the store to steps at line "),
     # blind audit AE (was 'every element of steps is the right value plus 1: a constant is
     # added ... Hint: compare the formula term by term'): k++ in the loop's test, which counts
     # the test that fails too
@@ -265,6 +272,7 @@ HINTS = {"k_declared_again_in_the_for": "don't declare k again, so that the loop
          "square_of_the_difference": "z_re^2 - z_im^2 is the difference of the squares",
          "loop_without_braces": "C does not go by indentation: wrap the loop's body in braces",
          "one_step_short": "loop while k < max_iter: k counts the steps taken",
+         "stored_in_the_loop": "store once, after the loop: steps[i] = k;",
          "counted_in_the_test": "test k < max_iter with no ++ in it, and count each step in the "
                                 "body",
          "c_re_in_im": "the imaginary part adds the point's imaginary part: z_im = 2.0f * z_re "

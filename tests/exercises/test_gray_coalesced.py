@@ -105,6 +105,14 @@ WRONG = {
                               "end of gray", "every thread t < 3 * width * height = 945 through: "
                               "it counts rgb's bytes", "Hint: a thread a pixel: if (t >= width * "
                               "height) return;, without the 3"]),
+    # blind audit AF (was 'threads past the last pixel wrote past the end of gray ... Hint: the
+    # grid is rounded up to whole blocks: return first thing when t >= width * height', as if
+    # there were no guard): the guard tests the block's first pixel, not the thread's t
+    "guard_of_the_block": ([("if (t >= width * height)", "if (blockIdx.x * blockDim.x >= width * height)")],
+                           ["threads t = 315 to 511, the last block's spare threads, passed the "
+                            "bounds guard", "the guard tests the block's first pixel, blockIdx.x "
+                            "* blockDim.x", "Hint: test the thread's own pixel: if (t >= width "
+                            "* height) return;"]),
     # blind audit I14 (was '... some pixels got two threads and others none', x/y hint)
     "flat_index_against_each_side": ([("t >= width * height", "t >= width || t >= height")],
                                      ["the guard compared the flat index t with width and with "

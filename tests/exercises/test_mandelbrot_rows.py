@@ -68,6 +68,11 @@ WRONG = {
     "escape_at_2": ([("if (re2 + im2 > 4.0f)", "if (re2 + im2 > 2.0f)")],
                     "the points escape too early: the escape test re2 + im2 > 2.0f stops the "
                     "loop once |z|^2 passes 2"),
+    # blind audit AF (was 'every row of iters holds the right values of row 0 ... Hint: compare
+    # each index the kernel reads and stores'): c_im from blockIdx.y, 0 in a grid of (height, 1)
+    "c_im_of_block_y": ([("float c_im = y_min + y * dy;", "float c_im = y_min + blockIdx.y * dy;")],
+                        "every row of iters holds row 0's counts: each block stored its own row, "
+                        "but drew row 0's points"),
     "row_0": ([("int y = blockIdx.x;", "int y = blockIdx.y;")], "only row 0 was drawn"),
     # blind audit G33 (was '11955 of 12383 pixels were never drawn (the first at x = 0, y = 1)')
     "loop_from_the_grid_index": ([("int x = threadIdx.x;", "int x = blockIdx.x * blockDim.x + threadIdx.x;")],
@@ -258,6 +263,7 @@ HINTS = {"counted_from_1": "start n at 0: int n = 0;", "counted_before_the_test"
          "escape_at_2": "|z| > 2 is |z|^2 > 4: break once re2 + im2 > 4.0f",
          "im2_mixed": "square each part: float re2 = z_re * z_re, im2 = z_im * z_im;",
          "c_im_of_the_column": "c_im = y_min + y * dy, with the block's row y",
+         "c_im_of_block_y": "c_im = y_min + y * dy, with y = blockIdx.x, the block's row",
          "c_im_going_down": "c_im = y_min + y * dy: row 0 is the view's bottom, y_min, and the "
                             "rows go up by dy",
          "im_of_the_squares": "the imaginary part of z*z is 2 * z_re * z_im, from z itself, not "
