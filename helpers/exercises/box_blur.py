@@ -13,8 +13,8 @@ import numpy as np
 
 from helpers.exercises import flat_split, near, speed
 from helpers.exercises.box_blur_loads import (clamped_before_offset, clamped_short, diagonal,
-                                              flat_clamped, halo_on_one_side, late_start, not_shared,
-                                              origin_shifted, steps_by_the_tile,
+                                              flat_clamped, halo_on_one_side, late_start,
+                                              not_shared, origin_shifted, steps_by_the_tile,
                                               stored_at_own_slot, tile_races, tile_steps, tiled)
 from helpers.exercises.common import Input, Output, close
 from helpers.exercises.coverage import (Grid, Words, column_guard_only, never_written,
