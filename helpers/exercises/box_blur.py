@@ -13,8 +13,8 @@ import numpy as np
 
 from helpers.exercises import flat_split, near, speed
 from helpers.exercises.box_blur_loads import (clamped_before_offset, clamped_short, diagonal,
-                                              halo_on_one_side, late_start, not_shared,
-                                              origin_shifted, steps_by_the_tile,
+                                              flat_clamped, halo_on_one_side, late_start,
+                                              not_shared, origin_shifted, steps_by_the_tile,
                                               stored_at_own_slot, tile_races, tile_steps, tiled)
 from helpers.exercises.common import Input, Output, close
 from helpers.exercises.coverage import (Grid, Words, column_guard_only, never_written,
@@ -212,6 +212,7 @@ def _models(image):
            "through", "clamp to the last pixel, n - 1: min(max(i, 0), n - 1)")
     yield from clamped_short(image, reference)
     yield from clamped_before_offset(image, BLOCK, RADIUS, JUNK)
+    yield from flat_clamped(image, RADIUS)
     yield (reference(image, clamps=image.shape[::-1]), "the tile's rows were clamped to the width "
            "and its columns to the height: clamp_index's n swapped", "a row lies in 0 .. height "
            "- 1, a column in 0 .. width - 1: in[clamp_index(y0 + ty, height) * width + "

@@ -178,6 +178,22 @@ def clamped_short(image, blur):
                f"{n}) (it clamps to {n} - 1 itself)")
 
 
+def flat_clamped(image, radius):
+    """(result, problem, hint) of a tile whose pixel's flat index was clamped to the image's,
+    clamp_index((y0 + ty) * width + (x0 + tx), width * height): a column outside the image wraps
+    into the row before or after, only the rows before the first and past the last clamped."""
+    (h, w), flat, side = image.shape, image.ravel().astype(np.float64), 2 * radius + 1
+    y, x = np.indices(image.shape)
+    total = sum(flat[np.clip((y + dy) * w + x + dx, 0, h * w - 1)]
+                for dy in range(-radius, radius + 1) for dx in range(-radius, radius + 1))
+    yield ((total / side ** 2).astype(np.float32), "the tile's pixels were clamped as one flat "
+           "index, clamp_index((y0 + ty) * width + (x0 + tx), width * height): a column left or "
+           "right of the image wraps into the neighbouring row (x = -1 of row y is read as x = "
+           "width - 1 of row y - 1, x = width as x = 0 of row y + 1), and only the rows above "
+           "and below the whole image are clamped", "clamp the row and the column each: "
+           "in[clamp_index(y0 + ty, height) * width + clamp_index(x0 + tx, width)]")
+
+
 def clamped_before_offset(image, block, radius, junk):
     """(result, problem, hint) of a tile whose origin was clamped before tx (or ty) was added,
     clamp_index(x0, width) + tx: the left (top) edge's tiles sit ``radius`` columns (rows) off,

@@ -25,7 +25,7 @@ from helpers.exercises.gradient_models import (barrier_skipped_past_n, doubled_o
                                               halo_by_thread, halo_from_slot, halo_skipped,
                                               neighbours_at_i, own_load_unclamped,
                                               past_the_window, shifted_centre, stored_at_thread,
-                                              windowed, wrapped_ends)
+                                              window_declared_int, windowed, wrapped_ends)
 from helpers.exercises.hidden import awkward, pick
 from helpers.exercises.kernel import KernelExercise, Launch
 from helpers.exercises.microscope import grid_for_block, observe, race_mistake
@@ -112,6 +112,7 @@ def _mistakes(case, run):
     if run.out.unwritten.all():
         yield ("out was never written: it still holds what it was filled with",
                "each thread stores its result, out[i] = (s[j + 1] - s[j - 1]) * 0.5f")
+    yield from window_declared_int(run, EXERCISE.run)
     for model, problem in ((0 * want, "every output is 0: nothing is computed yet, or it is "
                             "multiplied by a factor that is 0 (1 / 2 is integer division in C: "
                             "write 0.5f)"),

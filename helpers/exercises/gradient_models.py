@@ -5,6 +5,8 @@ its outputs on a GPU and from the read past the window it makes on the simulator
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 
 DOUBLED = ("j = threadIdx.x + 1 already holds the +1 past the halo (s[j] is in[i]): the "
@@ -251,3 +253,29 @@ def neighbours_at_i(failure):
                f"indexed with i, the element's global index (s[i {'+' if element > i else '-'} "
                "1]), where s is the block's window, indexed by its slot j = threadIdx.x + 1",
                "i indexes in, j indexes s: out[i] = (s[j + 1] - s[j - 1]) * 0.5f")
+
+
+def window_declared_int(run, rerun):
+    """Every output the centre difference of the inputs cut toward 0 to whole numbers (with the
+    cases' inputs in (-1, 1), every output 0), here and in a launch of in * 1000 (``rerun``: the
+    exercise's run), where the cut inputs differ: s declared int, each input cut into s."""
+    x, block = run.model, run.launch.block[0]
+    if not fits(run.out.got, windowed(np.trunc(x), block)):
+        return
+    big = (x * 1000).astype(np.float32)
+    launched = rerun(run.kernel, dataclasses.replace(run.launch, args=(dataclasses.replace(
+        run.launch.args[0], values=big), *run.launch.args[1:]), model=big))
+    try:
+        next(launched)
+        return
+    except StopIteration as stop:
+        probe = stop.value
+    cut, true = windowed(np.trunc(big), block), windowed(big, block)
+    if probe is None or not fits(probe.out.got, cut) or fits(cut, true):
+        return
+    k = int(np.flatnonzero(~np.isclose(cut, true, rtol=1e-5, atol=1e-6))[0])
+    yield ("s is declared int (extern __shared__ int s[]): each input is cut toward 0 to a whole "
+           "number when it is stored into s, so with the cases' inputs in (-1, 1) every output "
+           f"came out 0; with in * 1000, out[{k}] = {probe.out.got[k]:g}, the difference of the "
+           f"cut inputs, where NumPy's is {true[k]:g}", "s holds in's floats: declare it "
+           "extern __shared__ float s[]")

@@ -28,7 +28,7 @@ from helpers.exercises.hidden import awkward
 from helpers.exercises.kernel import KernelExercise, Launch
 from helpers.exercises.matmul_wide_models import (A_GUARD_N, blocks_swapped, bs_at_global_column, ROWS_APART, crossed, indexed, part,
                                                   neighbouring_rows, phases_from_a_side, rows_apart, wide_step, rows_from_zero, rows_k_apart_store, sum_declared_int, summed,
-                                                  tile_k_apart)
+                                                  stale_last_phase, tile_k_apart)
 from helpers.exercises.microscope import accesses_of, body_words, observe, observed_mistakes
 from helpers.exercises.origin import Wrong
 from helpers.exercises.verdict import not_yet
@@ -355,6 +355,7 @@ def _mistakes(case, run):
     for model, problem, hint in indexed(a, b):
         if model is not None and np.allclose(got, model, rtol=1e-4, atol=1e-4):
             yield problem, hint
+    yield from stale_last_phase(got, a, b)
     yield from near.misses("C", got, want, close=near.within(1e-4, 1e-4))
     if not got.any():
         yield from sum_declared_int(EXERCISE.run, kernels)

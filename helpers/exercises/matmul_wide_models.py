@@ -222,6 +222,28 @@ def rows_from_zero(race, stores):
            "ty, and lie TILE_M = 8 apart: for (int r = ty; r < TILE_K; r += TILE_M)")
 
 
+def stale_last_phase(got, a, b, tile=32):
+    """C with the last, partial phase's products past K taken from the phase before's elements:
+    the tiles' loads guarded by an if with no else, so As[ty][K - start ..] and Bs[K - start ..]
+    [tx] keep what that phase stored there (start: the last phase's first k, K not a multiple of
+    ``tile``, two phases or more)."""
+    k = a.shape[1]
+    start, rest = k // tile * tile, k % tile
+    if not rest or start < tile:
+        return
+    ks = np.ones(k)
+    ks[k - tile:start] += 1   # k - tile for each k past K in the last phase, added again
+    if not np.allclose(got, summed(a, b, ks), rtol=1e-4, atol=1e-4):
+        return
+    end, old = f"{rest}..{tile - 1}", f"{k - tile}..{start - 1}"
+    yield (f"in the last phase (k = {start} to {start + tile - 1}, K = {k}) As[ty][{end}] and "
+           f"Bs[{end}][tx] were not written, so they still held the phase before's elements "
+           f"(A[row][{old}], B[{old}][col]), and their products were added to sum: the loads' "
+           "guards skip the store where they fail, instead of storing 0", "store 0.0f where "
+           "the guard fails: As[ty][tx] = (row < M && a_col < K) ? A[row * K + a_col] : 0.0f; "
+           "likewise Bs[r][tx] = (b_row < K && col < N) ? B[b_row * N + col] : 0.0f")
+
+
 def sum_declared_int(run, kernels):
     """C all zeros: sum declared int, each add cut toward 0 (on the cases' elements, in (-1, 1),
     it stays 0), told by ``run`` (the exercise's) of a launch on multiples of 0.5 (``halves``),

@@ -107,6 +107,12 @@ WRONG = {
                                         ": 0.0f)")],
                                 ["count as 0", "clamp"]),
     "edges_not_clamped": ([(LOAD, "in[(y0 + ty) * width + (x0 + tx)]")], ["edges of the image", "clamp its column"]),
+    # blind audit AF (was '... all within RADIUS of the edges of the image ... Hint: ... clamp its
+    # column ...', where it was clamped): the flat index clamped, not its row and column each
+    "flat_index_clamped": ([(LOAD, "in[clamp_index((y0 + ty) * width + (x0 + tx), width * height)]")],
+                           ["clamped as one flat index, clamp_index((y0 + ty) * width + (x0 + tx), "
+                            "width * height)", "wraps into the neighbouring row",
+                            "Hint: clamp the row and the column each"]),
     "return_before_loading": ([(GUARD, ""), (EARLY, GUARD + EARLY)],
                               ["near the right or bottom edge of the image", "after the barrier"]),
     "no_bounds_guard": ([(GUARD, "")], ["past the end", "return"]),

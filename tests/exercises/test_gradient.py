@@ -42,6 +42,11 @@ WRONG = {
                                      "left of s[j] = s[threadIdx.x + 1]", "s[0], the left halo",
                                      "Hint: s[0] is the left halo, so in[i] goes one slot on: "
                                      "s[j] = in[clamp_index(i, n)]"]),
+    # blind audit AF (was 'every output is 0: nothing is computed yet, or it is multiplied by a
+    # factor that is 0'): the window declared int, each input cut to a whole number into s
+    "window_declared_int": ([("extern __shared__ float s[];", "extern __shared__ int s[];")],
+                            ["s is declared int (extern __shared__ int s[])",
+                             "Hint: s holds in's floats: declare it extern __shared__ float s[]"]),
     "no_halo": ([(HALO, "")], ["first or last element of a block: the halo", "s[0] ="]),
     "halo_not_clamped": ([("in[clamp_index(i - 1, n)]", "in[i - 1]"),
                           ("in[clamp_index(i + 1, n)]", "in[i + 1]")],

@@ -47,6 +47,19 @@ WRONG = {
     "a_column_from_tx": ([("A[row * K + a_col]", "A[row * K + tx]")],
                          {"problem": "every phase read A's first TILE_K columns again",
                           "hint": "A's column is phase * TILE_K + tx"}),
+    # blind audit AF (was '3465 of the 3465 elements of C are wrong ... which loaded A[0], A[32]
+    # and A[64], ...' and the plan): the tiles loaded under an if with no else, so the last
+    # phase's slots past K keep the phase before's elements
+    "loads_guarded_without_else": ([("As[ty][tx] = (row < M && a_col < K) ? A[row * K + a_col] : 0.0f;",
+                                     "if (row < M && a_col < K)\n            As[ty][tx] = A[row * K + a_col];"),
+                                    ("Bs[r][tx] = (b_row < K && col < N) ? B[b_row * N + col] : 0.0f;",
+                                     "if (b_row < K && col < N)\n                Bs[r][tx] = B[b_row * N + col];")],
+                                   {"problem": "in the last phase (k = 64 to 95, K = 70) As[ty][6..31] "
+                                               "and Bs[6..31][tx] were not written, so they still held "
+                                               "the phase before's elements (A[row][38..63], "
+                                               "B[38..63][col])",
+                                    "hint": "store 0.0f where the guard fails: As[ty][tx] = (row < M "
+                                            "&& a_col < K) ? A[row * K + a_col] : 0.0f"}),
     "a_row_from_ty": ([("A[row * K + a_col]", "A[ty * K + a_col]")],
                       {"problem": "A's tile was read from row ty, not row",
                        "hint": "As[ty][tx] = A[row * K + a_col]"}),
