@@ -382,6 +382,7 @@ EXERCISE = KernelExercise(
     cases=CASES, draw=_draw, where=_where, launch=_launch, mistakes=_mistakes,
     simulated="runs the race check", observed=_observed, observed_as="race-checked",
     refine=_refine, read_past=_read_past,
+    before=lambda kernels: models.count_capped_with_max(kernels, _launch, walk),
     crash_hint="touch only the keys and queries that exist: j < n ? k[...] : 0.0f, if (i < n)",
     no_extern_c=True,
     success=f"attention over every key ({len(CASES) - 1} launches: partial last tiles of 11 keys "

@@ -3,8 +3,9 @@ a kernel's mistakes with: counts of a tile's keys taken from another tile, from 
 the thread or shared out evenly (``counts``), and the values added in the acc update read from Ks,
 the keys, where Vs belongs (``values_from_the_keys``), and the score's dot product over the
 first TILE numbers of the head alone (``dot_over_tile``), the scores' wrong scales (``scales``),
-the running max and sum set back at each tile (``reset_every_tile``), and the threads past n
-returned before the barriers (``returned_past_n``)."""
+the running max and sum set back at each tile (``reset_every_tile``), the threads past n
+returned before the barriers (``returned_past_n``), and the count capped with max
+(``count_capped_with_max``)."""
 
 from __future__ import annotations
 
@@ -209,3 +210,34 @@ def returned_past_n(kernels, n, got, want):
            "reach", "a thread past n still stages its tile's key and reaches every barrier: keep "
            "it to the end, and guard only its query's load (qi[c] = i < n ? ... : 0.0f) and its "
            "store of o (if (i < n))")
+
+
+def count_capped_with_max(kernels, launch, walk):
+    """A tile's count of keys capped with max where min belongs, keys = max(TILE, n - tile *
+    TILE), told by two launches on the simulator (``launch(case)``, ``walk``: the model): a lone
+    partial tile of 11 keys scored TILE of them (its staged zeros too), and with n = TILE + 11
+    tile 0 scored past its TILE slots of Ks (the simulator stops there). None for another kernel,
+    or where the kernels have no simulated twin."""
+    from helpers.exercises.microscope import observe
+    from helpers.exercises.verdict import not_yet
+
+    short, long = (11, "observe"), (TILE + 11, "observe")
+    if not hasattr(kernels, "simulated"):
+        return None
+    seen = observe(kernels, launch(short), key="a lone partial tile", racecheck=False)
+    if seen.error is not None or not np.allclose(
+            seen.outs[0].got.astype(np.float64), walk(*launch(short).model, keys=lambda n, t: TILE),
+            rtol=1e-2, atol=2e-3):
+        return None
+    err = observe(kernels, launch(long), key="a tile and 11 keys", racecheck=False).error
+    if getattr(err, "kind", None) != "array bounds" or getattr(err, "length", None) != TILE or \
+            (getattr(err, "element", None) or 0) < TILE:
+        return None
+    return not_yet(
+        "keys = max(TILE, n - tile * TILE) counts at least TILE keys in every tile: max takes the "
+        "larger of the two, so a tile with more than TILE keys left counts them all, past its "
+        f"TILE = {TILE} slots of Ks and Vs, and a partial last tile counts TILE, its staged zeros "
+        f"too (launches on the simulator: with n = {TILE + 11} tile 0's loop over its keys read "
+        f"slot {err.element}, past Ks's {TILE}; with n = 11, one tile, its "
+        f"{TILE - 11} zero keys were scored)", "cap the count with min: keys = min(TILE, n - "
+        "tile * TILE), the keys left but at most TILE")

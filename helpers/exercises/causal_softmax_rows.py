@@ -1,6 +1,7 @@
 """Models of the causal softmax's rows read from the wrong place of x, of a warp_sum whose loop
 stopped before its last shuffles, and of a sum taken before the lanes' maxima were combined
-(``helpers.exercises.causal_softmax``); the hints for a crash in a shuffle (``refine``)."""
+(``helpers.exercises.causal_softmax``); the hints for a crash in a shuffle (``refine``); the
+row guard that lets row == rows through (``written_past_the_last_row``)."""
 
 from __future__ import annotations
 
@@ -301,3 +302,37 @@ def sum_before_the_max(x, got, kernels, rows=40, cols=40):
            f"exp(0) = 1; on the simulator, {rows} rows of one warp a block matched this too)",
            "combine the lanes' maxima before the sum: m = warp_max(m) right after the max's "
            "loop, then the sum's loop over exp(x - m), then sum = warp_sum(sum)")
+
+
+def written_past_the_last_row(x, past, kernels):
+    """Elements stored past y (``past``), the guard's mistake first."""
+    if len(past):
+        yield from guard_lets_row_rows_through(x, past, kernels)
+        yield ("y was written past its last row",
+               "the warps past the last row must leave: if (row >= rows) return;")
+
+
+def guard_lets_row_rows_through(x, past, kernels, rows=3, cols=40):
+    """Elements stored past y, all in row ``rows`` (one past the last), y's guard holding that
+    row: the row guard lets row == rows through. A launch on the simulator of ``rows`` rows, one
+    warp a block and three warps past the last row, y's guard holding their rows, tells
+    if (row > rows) (row ``rows`` alone stored past y) from no guard (every warp's row)."""
+    from helpers.exercises.common import Input, Output
+    from helpers.exercises.kernel import Launch
+    from helpers.exercises.microscope import observe
+
+    row = range(x.size, x.size + x.shape[1])
+    if not set(np.asarray(past).tolist()) <= set(row):
+        return
+    probe = np.random.default_rng(5).standard_normal((rows, cols)).astype(np.float16)
+    seen = observe(kernels, Launch((Input(probe, after=4 * cols), Output(
+        (rows, cols), np.float16, guard=3 * cols), np.int32(rows), np.int32(cols)),
+        block=(32, 1, 1), grid=(rows + 3, 1)), key="warps past the last row", racecheck=False)
+    if seen.error is not None or not len(seen.outs[0].past) or \
+            not set(seen.outs[0].past.tolist()) <= set(range(rows * cols, (rows + 1) * cols)):
+        return
+    yield (f"the warp of row {x.shape[0]} = rows, one past the last row, was not stopped: it "
+           f"stored its row past the end of y (a launch on the simulator with three "
+           "warps past the last row: the two after it returned), so the guard if (row > rows) "
+           "lets row == rows through", "rows run 0 to rows - 1: return where row >= rows (>=, "
+           "not >): if (row >= rows) return;")

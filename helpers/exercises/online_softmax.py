@@ -271,6 +271,11 @@ _MODELS = (
      "m_new) brings to the merged max",
      "the max is swapped in the own sum's rescale: l was taken against the lane's own max m, "
      "l = l * exp(m - m_new) + l2 * exp(m2 - m_new)"),
+    (None, dict(merge="late"),
+     "row_sum is too small: in the merge l2 was shuffled after the lane had rescaled its own l to "
+     "m_new, so the partner's sum came already rescaled and was multiplied by exp(m2 - m_new) "
+     "twice", "shuffle both m2 and l2 from the partner first, before l changes, then "
+     "l = l * exp(m - m_new) + l2 * exp(m2 - m_new)"),
     (None, dict(offsets=(32, 16, 8, 4, 2, 1)),
      "every row_sum is twice the right value: the butterfly started at offset 32, and "
      "__shfl_xor_sync(..., 32) gives each lane its own value back (lane ^ 32 is past "

@@ -9,6 +9,8 @@ from __future__ import annotations
 import numpy as np
 
 OFFSETS = (16, 8, 4, 2, 1)
+OWN_RESCALED = (True, "own max", "swapped", "wrong way", "own only", "partner max", "late")
+"""The merges of ``pairs`` that rescale the lane's own sum by exp(m - m_new) (or its mistake)."""
 
 
 def pairs(x, loop=True, merge=True, fresh=True, m2_from="m", offsets=(16, 8, 4, 2, 1), grown=True,
@@ -30,7 +32,7 @@ def pairs(x, loop=True, merge=True, fresh=True, m2_from="m", offsets=(16, 8, 4, 
     sum); ``l2_from``: what the partner's sum is shuffled from ("m": its max); ``offsets``: the butterfly's (a lane whose partner is past the warp gets its own
     value back); ``grown``: whether a value that raises the max adds its exp (1) too;
     ``merge="own only"``: the lane's own sum rescaled, the partner's added as it is; ``merge=
-    "no parentheses"``: m == -INF ? 0 : (l * e + m2 == -INF ? 0 : l2 * e2), C's parse; ``base2``: where the exps are 2 to the power ("loop", "merge" or "both"), as exp2f takes; ``merged``: the merge's max (np.minimum: fminf)."""
+    "no parentheses"``: m == -INF ? 0 : (l * e + m2 == -INF ? 0 : l2 * e2), C's parse; ``merge="late"``: l2 shuffled after the partner rescaled its sum to m_new, so rescaled twice; ``base2``: where the exps are 2 to the power ("loop", "merge" or "both"), as exp2f takes; ``merged``: the merge's max (np.minimum: fminf)."""
     x = x.astype(np.float64)
     loop_exp, merge_exp = (np.exp2 if base2 in (part, "both") else np.exp for part in ("loop", "merge"))
     ms, ls = np.full((x.shape[0], 32), -np.inf), np.zeros((x.shape[0], 32))
@@ -51,8 +53,7 @@ def pairs(x, loop=True, merge=True, fresh=True, m2_from="m", offsets=(16, 8, 4, 
             ls[:, lane] = (ls[:, lane] + term) * scale if loop == "after" else ls[:, lane] * scale + term
         ms[:, lane] = new
     for offset in offsets:
-        partner = np.arange(32) ^ offset
-        partner = np.where(partner < 32, partner, np.arange(32))
+        partner = np.where(np.arange(32) ^ offset < 32, np.arange(32) ^ offset, np.arange(32))
         m2 = (ls if m2_from == "l" else ms)[:, partner]
         l2 = (ms if l2_from == "m" else ls)[:, partner]
         new = merged(ms, m2)
@@ -60,9 +61,10 @@ def pairs(x, loop=True, merge=True, fresh=True, m2_from="m", offsets=(16, 8, 4, 
             own_test, their_test = (m2, ms) if merge == "swapped" else (ms, m2)
             way, mine = (-1 if merge == "wrong way" else 1), (m2 if merge == "partner max" else ms)
             own = (np.where(own_test == -np.inf, 0, merge_exp(way * (mine - new)))
-                   if merge in (True, "own max", "swapped", "wrong way", "own only", "partner max")
+                   if merge in OWN_RESCALED
                    else np.where(ms == -np.inf, 0, 1.0) if merge == "own kept" else 1)
-            power = {"own max": ms - new, "own kept": m2 - ms}.get(merge, m2 - new)
+            power = {"own max": ms - new, "own kept": m2 - ms, "late": 2 * (m2 - new)}.get(
+                merge, m2 - new)
             theirs = (np.where(their_test == -np.inf, 0, merge_exp(way * power))
                       if merge and merge != "own only" else 1)
             ls = (np.where(m2 > ms, ls[:, partner], ls) if merge == "larger"

@@ -89,11 +89,12 @@ LOOKALIKES = [
     (lambda m, k, n: dict(b_start=lambda kk, tc: tc * 16 * n + kk), "B's tile started "
      "tile_col * 16 columns of N elements in (B + tile_col * 16 * N + k), but a column of B holds "
      "K", "B's tile (k / 16, tile_col) starts at B + tile_col * 16 * K + k"),
-    (lambda m, k, n: dict(a_start=lambda kk, tr: tr * 16 * n + kk), "A's tile started "
-     "tile_row * 16 rows of N elements in (A + tile_row * 16 * N + k), but a row of A holds K "
-     "elements, not N (C's row length): from row 16 of C on (tile_row >= 1), each tile "
-     "multiplied rows of A that are not its own (right only where K = N)",
-     "A's tile (tile_row, k / 16) starts at A + tile_row * 16 * K + k"),
+    *((lambda m, k, n, d=d: dict(a_start=lambda kk, tr: tr * 16 * (n if d == "N" else m) + kk),
+       f"A's tile started tile_row * 16 rows of {d} elements in (A + tile_row * 16 * {d} + k), "
+       f"but a row of A holds K elements, not {d} ({what}): from row 16 of C on (tile_row >= 1), "
+       f"each tile multiplied rows of A that are not its own (right only where K = {d})",
+       "A's tile (tile_row, k / 16) starts at A + tile_row * 16 * K + k")
+      for d, what in (("N", "C's row length"), ("M", "the number of A's rows"))),
     (lambda m, k, n: dict(k_end=k + 16), "the loop over K ran one step too many (k <= K): its "
      "last step read A's rows and B's columns past their end", "k steps by 16 while k < K: for (int k = 0; "
      "k < K; k += 16)"),

@@ -234,6 +234,13 @@ WRONG = [
                                                      "int keys = n - tile * TILE;")),
      ["(index 32)", "Ks and Vs hold one tile, TILE = 32 keys", "reached slot 32",
       "keys = min(TILE, n - tile * TILE)"]),
+    # blind audit AF (was 'the kernel crashed: ... indexed an array past the size it was declared
+    # with (index 32) ... Hint: ... n - tile * TILE alone counts every key left'): the count
+    # capped with max where min belongs
+    ("keys_capped_with_max", variant(KERNEL, ("int keys = min(TILE, n - tile * TILE);",
+                                              "int keys = max(TILE, n - tile * TILE);")),
+     ["keys = max(TILE, n - tile * TILE)", "max takes the larger of the two",
+      "Hint: cap the count with min: keys = min(TILE, n - tile * TILE)"]),
     # blind audit AE (was 'row 0 of o is wrong' with a generic hint): the running max and sum set
     # back at the start of every tile, which wipes acc at the tile's first key
     ("max_and_sum_reset_every_tile", variant(KERNEL, (
@@ -259,7 +266,8 @@ WRONG = [
       "stages its tile's key and reaches every barrier", "if (i < n)"]),
 ]
 # The simulator only: on a GPU the slots past Ks are Vs, then past the block's shared memory
-SIMULATOR_ONLY = dict.fromkeys(("keys_not_capped_at_the_tile", "loop_through_keys_itself"),
+SIMULATOR_ONLY = dict.fromkeys(("keys_not_capped_at_the_tile", "loop_through_keys_itself",
+                                "keys_capped_with_max"),
                                "a read past a shared array: garbage, or an illegal address, on a GPU")
 SIMULATOR_ONLY["return_past_the_last_query"] = ("a barrier the threads past n never reach, and "
                                                 "slots of Ks and Vs no thread staged: garbage")

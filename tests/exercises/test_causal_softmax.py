@@ -35,6 +35,11 @@ WRONG = [
                                                 "const __half *in = x + row;")),
      ["row r read its scores from x[r] on", "in = x + row", "not row r's start",
       "Hint: row r starts r whole rows into x: in = x + (size_t)row * cols"]),
+    # blind audit AF (was 'the kernel crashed: ... a write of y ... 65 bytes past the end ...
+    # Hint: the warps past the last row must leave before reading'): the row guard off by one
+    ("row_guard_off_by_one", variant(KERNEL, ("if (row >= rows) return;", "if (row > rows) return;")),
+     ["the warp of row 13 = rows", "if (row > rows) lets row == rows through",
+      "Hint: rows run 0 to rows - 1: return where row >= rows"]),
     ("last_not_below_cols", variant(KERNEL, ("int last = min(row, cols - 1);", "int last = min(row, cols);")),
      ["only the rows that see every column (row >= cols - 1) are wrong", "last = min(row, cols - 1)"]),
     ("last_two_below_cols", variant(KERNEL, ("int last = min(row, cols - 1);", "int last = min(row, cols - 2);")),

@@ -71,6 +71,16 @@ WRONG = [
      ["in the merge the lane's own sum l was rescaled by exp(m2 - m_new), with the partner's max "
       "m2, not its own", "Hint: the max is swapped in the own sum's rescale: l was taken against "
       "the lane's own max m, l = l * exp(m - m_new) + l2 * exp(m2 - m_new)"]),
+    # blind audit AF (was 'row_sum[0] = 1.91333, expected 4.63908 ... Hint: l is the sum of exp(x
+    # - m) over the row, m the row's max'): the partner's sum shuffled after the own rescale
+    ("merge_l2_shuffled_after_the_rescale", variant(
+        KERNEL, ("        float l2 = __shfl_xor_sync(0xffffffffu, l, offset);\n", ""),
+        (MERGE, "        l = (m == -INFINITY ? 0.0f : l * __expf(m - m_new));\n"
+                "        float l2 = __shfl_xor_sync(0xffffffffu, l, offset);\n"
+                "        l += (m2 == -INFINITY ? 0.0f : l2 * __expf(m2 - m_new));\n")),
+     ["l2 was shuffled after the lane had rescaled its own l to m_new",
+      "multiplied by exp(m2 - m_new) twice",
+      "Hint: shuffle both m2 and l2 from the partner first"]),
     # blind audit TGB-online_softmax-1: the butterfly counting up, offset < 16 (was 'row_max[11] =
     # -0.543945, the max of only some of its columns ... Hint: each lane walks c = lane, ... and
     # the butterfly (offsets 16, 8, 4, 2, 1) merges all 32 lanes' maxes', nothing saying which)

@@ -211,6 +211,11 @@ WRONG = [
     ("a_tile_n_apart", variant(KERNEL, ("A + tile_row * 16 * K + k", "A + tile_row * 16 * N + k")),
      ["A + tile_row * 16 * N + k", "a row of A holds K elements, not N", "K = 80",
       "A + tile_row * 16 * K + k"]),
+    # blind audit AF (was 'only the first 16 rows of C are right ... check the indices of the
+    # loads that feed them'): A's tile offset with M, C's row count, where K belongs
+    ("a_tile_m_apart", variant(KERNEL, ("A + tile_row * 16 * K + k", "A + tile_row * 16 * M + k")),
+     ["A + tile_row * 16 * M + k", "a row of A holds K elements, not M", "K = 80",
+      "A + tile_row * 16 * K + k"]),
     ("b_tile_n_apart", variant(KERNEL, (LOAD_B, LOAD_B.replace("tile_col * 16 * K", "tile_col * 16 * N"))),
      ["B + tile_col * 16 * N + k", "B + tile_col * 16 * K + k"]),
     ("k_up_to_k", variant(KERNEL, ("k < K; k += 16", "k <= K; k += 16")),
