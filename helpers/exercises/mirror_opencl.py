@@ -21,8 +21,9 @@ from helpers.exercises.coverage import Grid, Words, never_written, past_the_end,
 from helpers.exercises.hidden import grids
 from helpers.exercises.kernel import Launch
 from helpers.exercises.mirror_opencl_models import group_id, groups_apart
-from helpers.exercises.opencl_kernel import (OpenCLExercise, code_line, kernel_code,
-                                             one_global_id, one_index_split, one_local_id)
+from helpers.exercises.opencl_kernel import (OpenCLExercise, buffers_out_first, code_line,
+                                             kernel_code, one_global_id, one_index_split,
+                                             one_local_id)
 
 CASES = [Grid(37, 53, (16, 16)), Grid(71, 45, (32, 8))]
 JUNK = np.float32(-1e6)   # what in holds past its end
@@ -71,7 +72,8 @@ def _mistakes(case, run, reports):
     yield from past_the_end(out.past, case, WORDS, INDEX_HINT + "; and " + GUARD_HINT,
                             out.unwritten)
     if out.unwritten.all():
-        yield from _buffers_out_first(kernel_code(run.kernel))
+        yield from buffers_out_first(kernel_code(run.kernel), "mirror", EXERCISE.signature)
+        yield from _read_from_out(kernel_code(run.kernel))
     if out.unwritten.any():
         yield from _edge_left_out(out, case, run.model)
         yield from _middle_column_left_out(out, case, run.model, kernel_code(run.kernel))
@@ -118,19 +120,15 @@ def _sides_swapped(out, case, image, code):
            "number of rows (y < height)")
 
 
-def _buffers_out_first(code):
-    """Out never written, and the kernel's buffer parameters declared out first (as memcpy's
-    dst, src): the host's input image arrives as out, and its output buffer as in."""
-    m = re.search(r"__kernel\s+void\s+mirror\s*\(([^()]*)\)", code)
-    buffers = [p for p in (m[1].split(",") if m else []) if "*" in p]
-    names = [re.findall(r"\w+", p)[-1] for p in buffers]
-    if names[:2] == ["out", "in"]:
-        declared = ", ".join(" ".join(p.split()) for p in buffers[:2])
-        yield (f"the kernel declares its buffers out first ({declared}), where the host passes "
-               "the input image first: out was the host's input buffer, and in its output buffer, so "
-               "the stores went into the input's buffer and the output kept its poison",
-               "declare them in the host's order: __kernel void mirror(__global const float "
-               "*in, __global float *out, int width, int height)")
+def _read_from_out(code):
+    """Out never written, and the code's store reads out, not in, on the right of its =: each
+    work-item copied a pixel of out, still the poison, over another."""
+    store = re.search(r"\bout\s*\[[^\]]*\]\s*=(?!=)([^;]*);", code)
+    if store and re.search(r"\bout\s*\[", store[1]) and not re.search(r"\bin\s*\[", store[1]):
+        yield ("out holds its own poison: each pixel was read from out, not from in "
+               f"({' '.join(store.group().rstrip(';').split())}, line "
+               f"{code_line(code, store.start())}), so every work-item copied out's poison",
+               "read the input: out[y * width + x] = in[y * width + (width - 1 - x)]")
 
 
 def _rows_below(out, case, image):

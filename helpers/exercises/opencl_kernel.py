@@ -228,6 +228,22 @@ def one_index_split(written, right, across, code):
            "row), with no index to split (i % width and i / width belong to a 1D range)")
 
 
+def buffers_out_first(code, kernel, signature):
+    """The kernel's two buffer parameters declared out first (as memcpy's dst, src), where the
+    host's ``signature`` passes its input image first: the host's input arrives as out, its
+    output buffer as the input (for a caller that saw out never written)."""
+    m = re.search(rf"__kernel\s+void\s+{kernel}\s*\(([^()]*)\)", code)
+    buffers = [p for p in (m[1].split(",") if m else []) if "*" in p]
+    names = [re.findall(r"\w+", p)[-1] for p in buffers]
+    host = [re.findall(r"\w+", p)[-1] for p in signature.split(",") if "*" in p]
+    if len(host) == 2 and host[1] == "out" and names[:2] == host[::-1]:
+        declared = ", ".join(" ".join(p.split()) for p in buffers[:2])
+        yield (f"the kernel declares its buffers out first ({declared}), where the host passes "
+               f"the input image first: out was the host's input buffer, and {host[0]} its output "
+               "buffer, so the stores went into the input's buffer and the output kept its poison",
+               f"declare them in the host's order: __kernel void {kernel}({signature})")
+
+
 def kernel_code(kernel):
     """The source a built kernel's program was made from, its comments blanked (each line kept
     where it was)."""

@@ -17,7 +17,8 @@ import numpy as np
 from helpers.exercises import near
 from helpers.exercises import sepia
 from helpers.exercises.coverage import Words
-from helpers.exercises.opencl_kernel import OpenCLExercise, code_line, kernel_code, one_global_id
+from helpers.exercises.opencl_kernel import (OpenCLExercise, buffers_out_first, code_line,
+                                             kernel_code, one_global_id)
 from helpers.exercises.sepia import CASES
 from helpers.exercises.sepia_guard import read_before_the_guard
 from helpers.exercises.sepia_models import CHANNEL_NAMES, ROUNDING_SLACK, four_bytes_a_pixel
@@ -63,6 +64,8 @@ def _mistakes(case, run, reports):
     yield from reports
     yield from _one_global_id(run.model, run.out)
     yield from _stored_over_another(run.model, run.out, code)
+    if run.out.unwritten.all():
+        yield from buffers_out_first(code, "sepia", EXERCISE.signature)
     yield from sepia.written_mistakes(run.out, case, WORDS, WILD_HINT, GUARD_HINT)
     yield from _wrong_values(run.model, run.out.got, code)
     yield from read_before_the_guard(case, code, "sepia", functools.partial(code_line, code),

@@ -4,7 +4,7 @@ platform helpers.ch12.opencl picks: Oclgrind without a GPU, NVIDIA's OpenCL on o
 
 import pytest
 
-from kernel_sources import variant
+from kernel_sources import simulator_only, variant
 
 from helpers.ch12 import opencl
 from helpers.exercises import catalog, mirror_opencl
@@ -53,6 +53,13 @@ WRONG = {
                                    "declare them in the host's order: __kernel void mirror("
                                    "__global const float *in, __global float *out, int width, "
                                    "int height)"),
+    # blind audit AF (was 'nothing was written: out still holds the poison ... Hint: each
+    # work-item should store its result in out[y * width + x]', which the kernel did): the read
+    # takes out, not in (a race on out: SIMULATOR_ONLY)
+    "read_from_out": ([("= " + READ, "= out[y * width + (width - 1 - x)]")],
+                      "out holds its own poison: each pixel was read from out, not from in "
+                      "(out[y * width + x] = out[y * width + (width - 1 - x)], line 15)",
+                      "read the input: out[y * width + x] = in[y * width + (width - 1 - x)]"),
     "y_uses_the_local_id": ([(Y, "int y = get_local_id(1);")],
                             "only rows 0 to", "y uses get_local_id"),
     "x_and_y_local": ([(X, "int x = get_local_id(0);"), (Y, "int y = get_local_id(1);")],
@@ -241,6 +248,10 @@ RIGHT = {
 }
 
 
+SIMULATOR_ONLY = {"read_from_out": "each work-item reads the pixel of out that another writes: "
+                  "a race, whose outcome a GPU does not define"}
+
+
 @pytest.fixture(scope="module")
 def ctx():
     return EXERCISE.context()
@@ -269,7 +280,7 @@ def test_right_but_unusual_kernels_pass(ctx, name, capsys):
     assert verdict.passed is True, verdict
 
 
-@pytest.mark.parametrize("name", sorted(WRONG))
+@pytest.mark.parametrize("name", simulator_only(sorted(WRONG), SIMULATOR_ONLY))
 def test_each_mistake_gets_its_verdict(ctx, name, capsys):
     replacements, problem, hint = WRONG[name]
     verdict = mirror_opencl.check_mirror_opencl_kernel(build(ctx, variant(SOLUTION, *replacements)))

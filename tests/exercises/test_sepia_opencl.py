@@ -146,6 +146,18 @@ WRONG = {
                              ("the red values are one level low where the sum's fraction is .5 or "
                               "more: r2 is declared int", "Hint: declare the sum float: float r2 = "
                               "0.393f * r")),
+    # blind audit AF (was 'nothing was written: out still holds the poison ... Hint: each
+    # work-item should store its three results in out[3*i], ...', which the kernel did): the
+    # buffer parameters declared out first, as memcpy's
+    "buffers_declared_out_first": ([("__global const uchar *rgb, __global uchar *out",
+                                     "__global uchar *out, __global const uchar *rgb")],
+                                   ("the kernel declares its buffers out first (__global uchar "
+                                    "*out, __global const uchar *rgb), where the host passes the "
+                                    "input image first: out was the host's input buffer, and rgb "
+                                    "its output buffer",
+                                    "Hint: declare them in the host's order: __kernel void sepia("
+                                    "__global const uchar *rgb, __global uchar *out, int width, "
+                                    "int height)")),
     "nothing_written": ([(f"out[3 * i{o}]{pad} = {w};", "") for o, pad, w in
                          zip(("", " + 1", " + 2"), ("    ", "", ""), WRITES)],
                         "nothing was written"),
