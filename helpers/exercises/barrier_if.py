@@ -4,11 +4,16 @@ that barrier, which CUDA leaves undefined (the simulator lets a thread that has
 returned pass; a GPU may hang, or let the others through early). A barrier inside an if whose
 condition is the same for every thread of the block (one on blockIdx.x or n) is not one. So is
 one inside a loop that the threads go round a different number of times
-(``barriers_in_thread_loops``)."""
+(``barriers_in_thread_loops``), and what a race or a crash at such a barrier shows
+(``barrier_in_a_loop``, ``loop_barrier_apart``)."""
 
 from __future__ import annotations
 
 from helpers.exercises.microscope import kernel_words, source_line
+
+LOOP_BARRIER_HINT = ("close the loop first, then one __syncthreads() after it, before the next "
+                     "loop, where every thread reaches it once")
+"""The hint for a barrier inside a loop that the threads go round a different number of times."""
 
 ASSIGN = {"=", "+=", "-=", "*=", "/=", "%=", "&=", "|=", "^=", "<<=", ">>="}
 
@@ -134,6 +139,59 @@ def barriers_in_thread_loops(kernels) -> list:
             found += [(i, k, varying) for i in barriers]
     return [(source_line(source, tokens[i].start), source_line(source, tokens[k].start), varying)
             for i, k, varying in sorted(found)]
+
+
+def barrier_in_a_loop(kernels, failure):
+    """A race in shared memory between threads of one block across a __syncthreads() that lies
+    inside a loop (the kernel's words) holding one of the two accesses, the other after the
+    loop: the threads go round it a different number of times, so they do not pass that barrier
+    together, and it holds none back (a barrier moved into the grid-stride counting loop)."""
+    err, text = failure.error, kernel_words(kernels)
+    if failure.kind != "race" or err.space != "shared" or failure.between == "blocks" or \
+            text is None:
+        return
+    source, tokens, words, body, end = text
+    for k, head, last in loops_in(tokens, words, body, end):
+        barrier = next((i for i in range(head, last) if words[i] == "__syncthreads"), None)
+        span = range(source_line(source, tokens[k].start),
+                     source_line(source, tokens[last].start) + 1)
+        inner = [a for a in (err.first, err.second) if int(a.line.rsplit(":", 1)[1]) in span]
+        if barrier is None or len(inner) != 1:
+            continue
+        (inner,), outer = inner, err.second if inner[0] is err.first else err.first
+        yield (f"the __syncthreads() at line {source_line(source, tokens[barrier].start)} is "
+               f"inside the loop of line {span[0]}, which the threads go round a different "
+               f"number of times, so they do not pass it together and it holds none back: "
+               f"thread {outer.thread[0]} of block {outer.block[0]}, out of the loop, "
+               f"{outer.does.replace(' it', f' {err.array}[{err.element}]')} at line "
+               f"{outer.line.rsplit(':', 1)[1]} while thread {inner.thread[0]}, still in it, "
+               f"{inner.does} at line {inner.line.rsplit(':', 1)[1]} (a {err.hazard} hazard)",
+               LOOP_BARRIER_HINT)
+        return
+
+
+def loop_barrier_apart(kernels, error) -> str | None:
+    """A divergent barrier (``error``'s fields: thread t of a block waits at ``line``, the threads
+    before it, run first, at ``barrier``) where one of the two barriers lies inside a loop that
+    the threads of a block go round a different number of times (``barriers_in_thread_loops``),
+    in words: which threads wait there, still in the loop, and which at the other; None where
+    neither does, or the fields are missing."""
+    if getattr(error, "kind", None) != "divergent barrier" or not getattr(error, "barrier", None) \
+            or not error.line or not error.thread or not error.block:
+        return None
+    lines = [int(where.rsplit(":", 1)[1]) for where in (error.barrier, error.line)]
+    found = next(((line, loop) for line, loop, _ in barriers_in_thread_loops(kernels)
+                  if line in lines), None)
+    if found is None:
+        return None
+    (line, loop), t, block = found, error.thread[0], error.block[0]
+    first = "thread 0 waits" if t == 1 else f"threads 0 to {t - 1} wait"
+    inside, outside = (first, f"thread {t} waits") if line == lines[0] else \
+        (f"thread {t} waits", first)
+    return (f"the __syncthreads() at line {line} is inside the loop of line {loop}, which the "
+            f"threads of a block go round a different number of times, so they do not all reach "
+            f"it together: in block {block}, {inside} at it, still in the loop, while {outside}, "
+            f"out of the loop, at the __syncthreads() at line {sum(lines) - line}")
 
 
 def barrier_in_an_if(kernels, bound, value, place, guard, block):

@@ -12,8 +12,7 @@ import dataclasses
 import numpy as np
 
 from helpers.exercises import block_mean_models as models
-from helpers.exercises import near
-from helpers.exercises import kernel as runner
+from helpers.exercises import kernel as runner, near
 from helpers.exercises.common import Output, is_poison, named_arrays
 from helpers.exercises.failure import describe
 from helpers.exercises.hidden import awkward
@@ -280,7 +279,7 @@ def _mistakes(n, run):
     yield from _sums_for_means(means.got, y.got, x, n)
     yield from models.count_without_start(run.kernel.simulated, means.got, want_means, x, n)
     yield from models.load_by_thread(run, means.got, x, n)
-    yield from _wrong_means(means.got, want_means, x, n)
+    yield from _wrong_means(run, means.got, want_means, x, n)
     if y.unwritten.any():
         yield (f"{int(y.unwritten.sum())} elements of y were never written",
                "every thread whose i < n stores y[i] = x[i] - means[blockIdx.x]")
@@ -335,7 +334,7 @@ def _subtraction_reversed(x, got, means):
                "taken away from it")
 
 
-def _wrong_means(got, want, x, n):
+def _wrong_means(run, got, want, x, n):
     """Mistakes the block means show. A sum kept in an int: each += keeps the whole part, and sum
     / count, both ints, drops the fraction too (or not, where the learner divides as floats)."""
     close, blocks = np.isclose(got, want, rtol=1e-4, atol=1e-5), len(want)
@@ -378,6 +377,7 @@ def _wrong_means(got, want, x, n):
     yield from models.tile_0_alone(got, close, x, counts)
     yield from models.own_element_count_times(got, close, x)
     yield from models.one_element_off(got, close, x, counts)
+    yield from models.tile_read_unstored(run, got, want, n)
     if not close.all():
         first = int(np.argmax(~close))
         yield (f"means[{first}] = {got[first]}, but the mean of that block is {want[first]}",

@@ -2,7 +2,8 @@
 kernel's means with: a sum that left out the array's last element or counted tile[0] twice, one of
 tile[0] alone, a count that left out the block's start (min(BLOCK, n)), which only a launch of
 one block tells from a division by BLOCK, a partial last block counted one too many, a full
-last block counted 0, and a sum that starts from whatever its register held; and a start for
+last block counted 0, a sum that starts from whatever its register held, or that reads past
+count an unstored part of the tile (``tile_read_unstored``); and a start for
 the mean stored by every thread of the block, racing with thread 0's sum
 (``mean_started_by_every_thread``)."""
 
@@ -34,6 +35,37 @@ def sum_unset(kernels, got, want):
                f"is {want[b]:.6g}: bug 3's mistake again, in a local (a sum that starts at "
                "whatever was there)", f"give {name} a value where it is declared, before the "
                f"loop adds to it: float {name} = 0.0f;")
+
+
+def tile_read_unstored(run, got, want, n):
+    """Means wrong, and the init check on the same launch (the simulator's) finds a thread of
+    block b reading tile[k], k from count on, while its block had stored exactly tile[0] to
+    tile[count - 1]: the threads past n stored nothing (the load guarded by if (i < n), with no
+    else), and the sum ran past count, over a part of the tile that holds whatever shared memory
+    held (on the simulator NaN)."""
+    from helpers.exercises.microscope import observe
+    from helpers.sim.settings import settings
+
+    if np.allclose(got, want, rtol=1e-4, atol=1e-5):
+        return
+    with settings.changed(initcheck=True):
+        err = observe(run.kernel, run.launch, key=f"initcheck {n}", racecheck=False).error
+    if getattr(err, "kind", None) != "uninitialised read" or err.space != "shared" or \
+            not err.block or not err.thread or err.element is None:
+        return
+    b, t, k = err.block[0], err.thread[0], err.element
+    count = min(BLOCK, n - b * BLOCK)
+    if not count <= k < BLOCK or tuple(err.written or ()) != tuple(range(count)):
+        return
+    yield (f"means[{b}] = {got[b]:.6g}, where the block's mean is {want[b]:.6g}: thread {t} of "
+           f"block {b} read {err.array or 'tile'}[{k}] in the sum "
+           f"({os.path.basename(err.line or '?')}), which no thread of its block had stored (the "
+           f"init check: it had stored {err.written_words}). Block {b} has count = {count} "
+           f"elements, threads {count} to {BLOCK - 1} of block {b} (i >= n) store nothing in "
+           f"tile, and the sum ran on past count, over tile[{count}] to tile[{BLOCK - 1}]: "
+           "shared memory is not zeroed, they hold whatever was there (on the simulator NaN)",
+           "add up only the block's elements, for (int k = 0; k < count; k++), or let the "
+           "threads past n store 0.0f: tile[t] = i < n ? x[i] : 0.0f")
 
 
 def one_element_off(got, close, x, counts):

@@ -13,15 +13,16 @@ import os
 import numpy as np
 
 from helpers.exercises.common import Output
+from helpers.exercises.barrier_if import LOOP_BARRIER_HINT, barrier_in_a_loop, loop_barrier_apart
 from helpers.exercises.histogram_rgb_counts import (BARRIER_HINT, BINS,
-                                                   added_into_the_thread_s_bin, barrier_in_a_loop,
+                                                   added_into_the_thread_s_bin, one_a_block,
                                                    channel_loop_past_3,
                                                    values_added, adding_steps_by_the_grid,
                                                    adding_steps_by_the_grid_s_threads, reference,
-                                                   uncleared_bins, wrong_counts)
+                                                   uncleared_bins, wrapped, wrong_counts)
 from helpers.exercises.histogram_rgb_counts import block_counts as _block_counts
 from helpers.exercises.hidden import pick
-from helpers.exercises.kernel import KernelExercise, Launch
+from helpers.exercises.kernel import KernelExercise, Launch, traced_back
 from helpers.exercises.microscope import observe, observed_mistakes
 
 GUARD, PAD = 64, 255
@@ -164,6 +165,36 @@ def _launch(case):
                   block=(case["block"], 1, 1), grid=(case["grid"], 1), model=rgb)
 
 
+def _detect(kernels, case):
+    """The case's launch and mistakes; a crash's after ``_barrier_in_a_loop``'s, which reads the
+    kernel's words (the crash's own hint, from the error alone, cannot)."""
+    launch = _launch(case)
+    mistakes = EXERCISE.run(kernels, launch)
+    try:
+        first = next(mistakes)
+    except StopIteration as stop:
+        run = stop.value
+    else:
+        yield from _barrier_in_a_loop(kernels, launch, case)
+        yield first
+        run = yield from mistakes
+    if run is not None:
+        yield from traced_back(kernels, launch, _mistakes(case, run))
+
+
+def _barrier_in_a_loop(kernels, launch, case):
+    """A crash at barriers that the block's threads reach apart, one inside a loop they go round
+    a different number of times (``loop_barrier_apart``, on the simulator); split at thread 768
+    of a larger block, a loop over the 768 bins, which threads 768 on never enter."""
+    crash = observe(kernels, launch, key=f"crash {case}", racecheck=False).crash
+    if (apart := loop_barrier_apart(kernels, crash)) is None:
+        return
+    block = case["block"]
+    why = (f" (threads {BINS} to {block - 1} have no bin, b = threadIdx.x being past bin 767, "
+           "and never go round a loop over the 768 bins)" if crash.thread[0] == BINS < block else "")
+    yield f"{apart}{why}: a barrier that only some threads of the block reach", LOOP_BARRIER_HINT
+
+
 def _mistakes(case, run):
     """The mistakes one launch shows, the most telling first: counts no image of its size could
     give (bins that held whatever the block's shared memory held before: on a GPU garbage, on
@@ -192,8 +223,8 @@ def _mistakes(case, run):
     yield from _returned_early(got, rgb, case, run)
     yield from observed_mistakes(_observe(run.kernel), _with_the_source(run.kernel),
                                  wrong="bins are wrong")  # likeliest
-    yield from _wrapped(got, rgb, case)
-    yield from _one_a_block(got, rgb, case)
+    yield from wrapped(got, rgb, case)
+    yield from one_a_block(got, rgb, case)
     yield from _blocks_add_from_their_start(got, rgb, case)
     yield from added_into_the_thread_s_bin(got, want, case, lambda: _observed_bins(run.kernel))
     yield from _red_bins_only(got, want, case, run.kernel)
@@ -306,41 +337,6 @@ def _blocks_add_from_their_start(got, rgb, case):
                "b < 768; b += blockDim.x)")
 
 
-def _wrapped(got, rgb, case):
-    """Each block's bins wrapped to 0 at a limit m (got: the blocks' counts modulo m + 1, summed),
-    the smallest m that gives got: atomicInc(&local[k], m) taken for an add of 1, where it
-    stores old >= m ? 0 : old + 1."""
-    counts = _block_counts(rgb, case)
-    wrap = next((m for m in range(1, int(counts.max())) if np.array_equal(
-        got, (counts % (m + 1)).sum(0))), None)
-    if wrap is not None:
-        cycle = ", ".join(str(k % (wrap + 1)) for k in range(min(wrap + 3, 5)))
-        yield (f"each block's bins counted {cycle}, ...: bins holds each block's counts modulo "
-               f"{wrap + 1}, added up. That is atomicInc(&local[k], {wrap}u), which is no add "
-               f"of 1: it adds 1 while the bin is below {wrap} and stores 0 once the bin has "
-               f"reached {wrap} (atomicInc(p, v) stores old >= v ? 0 : old + 1)",
-               "count with atomicAdd, which adds its second argument: "
-               "atomicAdd(&local[(j % 3) * 256 + rgb[j]], 1u)")
-
-
-def _one_a_block(got, rgb, case):
-    """Each block added 1 to each bin it counted a byte into (its model: bin k counts the
-    blocks whose bytes, j from blockIdx.x * blockDim.x on, gridDim.x * blockDim.x apart, hit k)."""
-    size, block = 3 * case["n"], case["block"]
-    j = np.arange(size)
-    owner, k = j // block % case["grid"], j % 3 * 256 + rgb[:size]
-    if np.array_equal(got, np.bincount(np.unique(owner * BINS + k) % BINS, minlength=BINS)):
-        yield ("each bin counts the blocks that counted a byte into it, not the bytes: a block "
-               "added 1 to bins[b], not its count local[b]",
-               "add each shared bin's count to the global one: atomicAdd(&bins[b], local[b])")
-    counts = np.bincount(owner * BINS + k, minlength=case["grid"] * BINS).reshape(-1, BINS)
-    one = (counts == got) | ((counts == 0) & (got == 0))   # bin b: block i's count, or 0
-    if (got < counts.sum(0)).any() and one.any(0).all():
-        yield ("each bin holds one block's count, not the sum of all the blocks': a block's "
-               "count replaced what bins[b] held (atomicExch, or a store) where it adds to it",
-               "add each shared bin's count to the global one: atomicAdd(&bins[b], local[b])")
-
-
 def _red_bins_only(got, want, case, kernels):
     """Bins 0 to 255 alone added, and right: the adding loop bounded by one channel's 256 levels,
     not 768; with a block of 256 threads, as each thread adding one bin does, which the launch on
@@ -384,7 +380,7 @@ def _observed_mistakes(kernels, case):
 EXERCISE = KernelExercise(
     stub="exercises/histogram_rgb.cu", kernel="histogram_rgb",
     signature="const unsigned char *rgb, unsigned int *bins, int n",
-    cases=CASES, draw=_draw, launch=_launch, mistakes=_mistakes,
+    cases=CASES, draw=_draw, launch=_launch, mistakes=_mistakes, detect=_detect,
     where=lambda case: (f"{case['image']} image of {case['n']:,} pixels ({3 * case['n']:,} "
                         f"bytes), block = ({case['block']}, 1, 1), grid = ({case['grid']}, 1)"),
     observed=_observed_mistakes, simulated="runs the race check",

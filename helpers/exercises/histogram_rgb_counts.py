@@ -1,7 +1,7 @@
 """The NumPy models of the privatised histogram's wrong counts (``helpers.exercises.histogram_rgb``):
 the 768 bins of an interleaved RGB image, and the bins the usual mistakes of the counting loop
-give (bytes in the wrong bin, too few or too many counted, a loop that steps wrongly); and a
-race across a barrier inside a loop, read from the kernel's words (``barrier_in_a_loop``)."""
+give (bytes in the wrong bin, too few or too many counted, a loop that steps wrongly, counts
+that wrapped, one block's count a bin)."""
 
 from __future__ import annotations
 
@@ -318,37 +318,39 @@ def values_added(got, rgb, case):
                "atomicAdd(&local[(j % 3) * 256 + rgb[j]], 1u)")
 
 
-def barrier_in_a_loop(kernels, failure):
-    """A race in shared memory between threads of one block across a __syncthreads() that lies
-    inside a loop (the kernel's words) holding one of the two accesses, the other after the
-    loop: the threads go round it a different number of times, so they do not pass that barrier
-    together, and it holds none back (a barrier moved into the grid-stride counting loop)."""
-    from helpers.exercises.barrier_if import loops_in
-    from helpers.exercises.microscope import kernel_words, source_line
+def wrapped(got, rgb, case):
+    """Each block's bins wrapped to 0 at a limit m (got: the blocks' counts modulo m + 1, summed),
+    the smallest m that gives got: atomicInc(&local[k], m) taken for an add of 1, where it
+    stores old >= m ? 0 : old + 1."""
+    counts = block_counts(rgb, case)
+    wrap = next((m for m in range(1, int(counts.max())) if np.array_equal(
+        got, (counts % (m + 1)).sum(0))), None)
+    if wrap is not None:
+        cycle = ", ".join(str(k % (wrap + 1)) for k in range(min(wrap + 3, 5)))
+        yield (f"each block's bins counted {cycle}, ...: bins holds each block's counts modulo "
+               f"{wrap + 1}, added up. That is atomicInc(&local[k], {wrap}u), which is no add "
+               f"of 1: it adds 1 while the bin is below {wrap} and stores 0 once the bin has "
+               f"reached {wrap} (atomicInc(p, v) stores old >= v ? 0 : old + 1)",
+               "count with atomicAdd, which adds its second argument: "
+               "atomicAdd(&local[(j % 3) * 256 + rgb[j]], 1u)")
 
-    err, text = failure.error, kernel_words(kernels)
-    if failure.kind != "race" or err.space != "shared" or failure.between == "blocks" or \
-            text is None:
-        return
-    source, tokens, words, body, end = text
-    for k, head, last in loops_in(tokens, words, body, end):
-        barrier = next((i for i in range(head, last) if words[i] == "__syncthreads"), None)
-        span = range(source_line(source, tokens[k].start),
-                     source_line(source, tokens[last].start) + 1)
-        inner = [a for a in (err.first, err.second) if int(a.line.rsplit(":", 1)[1]) in span]
-        if barrier is None or len(inner) != 1:
-            continue
-        (inner,), outer = inner, err.second if inner[0] is err.first else err.first
-        yield (f"the __syncthreads() at line {source_line(source, tokens[barrier].start)} is "
-               f"inside the loop of line {span[0]}, which the threads go round a different "
-               f"number of times, so they do not pass it together and it holds none back: "
-               f"thread {outer.thread[0]} of block {outer.block[0]}, out of the loop, "
-               f"{outer.does.replace(' it', f' {err.array}[{err.element}]')} at line "
-               f"{outer.line.rsplit(':', 1)[1]} while thread {inner.thread[0]}, still in it, "
-               f"{inner.does} at line {inner.line.rsplit(':', 1)[1]} (a {err.hazard} hazard)",
-               "close the loop first, then one __syncthreads() after it, before the next "
-               "loop, where every thread reaches it once")
-        return
+
+def one_a_block(got, rgb, case):
+    """Each block added 1 to each bin it counted a byte into (its model: bin k counts the
+    blocks whose bytes, j from blockIdx.x * blockDim.x on, gridDim.x * blockDim.x apart, hit k)."""
+    size, block = 3 * case["n"], case["block"]
+    j = np.arange(size)
+    owner, k = j // block % case["grid"], j % 3 * 256 + rgb[:size]
+    if np.array_equal(got, np.bincount(np.unique(owner * BINS + k) % BINS, minlength=BINS)):
+        yield ("each bin counts the blocks that counted a byte into it, not the bytes: a block "
+               "added 1 to bins[b], not its count local[b]",
+               "add each shared bin's count to the global one: atomicAdd(&bins[b], local[b])")
+    counts = np.bincount(owner * BINS + k, minlength=case["grid"] * BINS).reshape(-1, BINS)
+    one = (counts == got) | ((counts == 0) & (got == 0))   # bin b: block i's count, or 0
+    if (got < counts.sum(0)).any() and one.any(0).all():
+        yield ("each bin holds one block's count, not the sum of all the blocks': a block's "
+               "count replaced what bins[b] held (atomicExch, or a store) where it adds to it",
+               "add each shared bin's count to the global one: atomicAdd(&bins[b], local[b])")
 
 
 def channel_loop_past_3(failure):

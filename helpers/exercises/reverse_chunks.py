@@ -32,7 +32,8 @@ from helpers.exercises.microscope import (accesses_of, kernel_words, observe, ob
 from helpers.exercises.reverse_chunks_models import (CHUNK, count_one_short, count_without_first,
                                                      global_thread_index, lane_as_place,
                                                      last_as_whole, load_past_count, load_times_chunk,
-                                                     partial_chunk_left_out)
+                                                     mirror_one_past, partial_chunk_left_out,
+                                                     private_tile, store_unguarded)
 from helpers.exercises.verdict import not_yet
 
 ALONE, PROBE = (1000, 4), (1000, 2)  # (n, blocks): 4 chunks, one a block, then two a block
@@ -66,8 +67,8 @@ def _refine(failure):
                "the loop steps over the other blocks' chunks: first += gridDim.x * CHUNK")
     if failure.kind == "array bounds":
         yield from _count_not_capped(failure)
-        yield from _store_unguarded(failure)
-        yield from _mirror_one_past(failure)
+        yield from store_unguarded(failure)
+        yield from mirror_one_past(failure)
     if failure.kind == "divergent barrier":
         yield from _split_at_barriers(failure)
 
@@ -134,42 +135,6 @@ def _count_not_capped(failure):
                "cap the chunk's count at the tile's size: count = min(CHUNK, n - first)")
 
 
-def _mirror_one_past(failure):
-    """Thread 0 read tile[CHUNK] in a whole chunk of its block: the mirror tile[count - t], one
-    past count - 1 - t (the error's fields: the thread, the element, a read; n from the launch)."""
-    err, args = failure.error, getattr(failure.launch, "args", None)
-    if not args or err.element != CHUNK or getattr(err, "is_write", None) is True or \
-            tuple(err.thread or (0,))[0] != 0:
-        return
-    n, blocks, b = int(args[-1]), tuple(failure.launch.grid)[0], tuple(err.block or (0,))[0]
-    if any(n - f >= CHUNK for f in range(b * CHUNK, n, blocks * CHUNK)):
-        yield (f"each chunk is reversed one place off: thread 0 of block {b} read tile[{CHUNK}], "
-               f"one past the tile's last entry tile[{CHUNK - 1}], for the store into y: in a "
-               f"whole chunk (count = {CHUNK}) tile[count - t] is one past thread t's mirror, "
-               "count - 1 - t", "the chunk's last element is tile[count - 1]: thread t reads "
-               "tile[count - 1 - t], y[first + t] = tile[count - 1 - t];")
-
-
-def _store_unguarded(failure):
-    """Thread t >= count of a partial chunk indexed the tile at count - 1 - t < 0: the store
-    into y lost its guard (the error's fields: the block, the thread, the element)."""
-    err, args = failure.error, getattr(failure.launch, "args", None)
-    if not args or err.element is None or err.element >= 0:
-        return
-    n, blocks = int(args[-1]), tuple(failure.launch.grid)[0]
-    b, t = tuple(err.block or (0,))[0], tuple(err.thread or (0,))[0]
-    firsts = [f for f in range(b * CHUNK, n, blocks * CHUNK)
-              if t >= n - f and min(CHUNK, n - f) - 1 - t == err.element]
-    if firsts:
-        first, count = firsts[0], n - firsts[0]
-        yield (f"thread {t} of block {b} read tile[{err.element}], before its start, for the store "
-               f"into y: in the last, partial chunk (first = {first}, count = {count}, n = {n}) the "
-               f"threads t >= count have no element, yet went on to y[first + t] = tile[count - 1 "
-               f"- t] (y[{first + t}], past n, from tile[{count - 1 - t}]): the store into y has no "
-               "t < count guard", "guard the store as the load is guarded: if (t < count) y[first + t] = "
-               "tile[count - 1 - t];")
-
-
 def planted_bug(kernels):
     """NOT YET while the planted bug is there (or another failure showed while looking for it);
     None when the race check finds nothing."""
@@ -204,13 +169,14 @@ def planted_bug(kernels):
                 "move that __syncthreads() into the loop, at the end of the loop's body, before "
                 "its closing brace (and outside the if), so that every thread has read this "
                 "chunk's tile before any thread stores the next one's")
-        return not_yet(*parity) if parity else not_yet(
+        found = parity or _barrier_twice(kernels, seen.race)
+        return not_yet(*found) if found else not_yet(
             f"the planted bug is still there: with {PROBE[1]} blocks over 4 chunks the race "
             f"check says: {seen.race.summary}",
             "the tile is used again for the next chunk: thread t stores its next tile[t] while "
             "its partner may still be reading this one. A __syncthreads() at the end of the "
             "loop's body, where every thread of the block reaches it (outside the if)")
-    mistake = next(observed_mistakes(seen, _refine), None) or _private_tile(seen)
+    mistake = next(observed_mistakes(seen, _refine), None) or private_tile(seen)
     return None if mistake is None else not_yet(*mistake)
 
 
@@ -262,22 +228,41 @@ def _syncwarp_in_the_loop(kernels):
     return source_line(source, tokens[places[-1]].start)
 
 
-def _private_tile(seen):
-    """(problem, hint) for a wrong y from a launch that touched no shared memory: the tile is
-    each thread's own array, so thread t reads an element that only it could have stored, and
-    it stored tile[t] alone (the simulator twin's counts of shared loads and stores)."""
-    stats, x = seen.stats, seen.launch.model
-    if stats is None or stats.shared_ld.requests or stats.shared_st.requests:
+def _back_to_back(kernels):
+    """(the first's line, the second's) of two __syncthreads() in a row in the loop's body, with
+    nothing between them; None where there are none, or the text cannot be read."""
+    if (text := _loop_text(kernels)) is None:
         return None
-    want = np.concatenate([x[f:f + CHUNK][::-1] for f in range(0, x.size, CHUNK)])
-    if np.array_equal(seen.outs[0].got, want):
+    source, tokens, words, (start, end), _ = text
+    pair = next((i for i in range(start, end - 4) if words[i:i + 5] ==
+                 ["__syncthreads", "(", ")", ";", "__syncthreads"]), None)
+    return None if pair is None else \
+        tuple(source_line(source, tokens[i].start) for i in (pair, pair + 4))
+
+
+def _barrier_twice(kernels, race):
+    """(problem, hint) where the planted race's store lies above two __syncthreads() in a row in
+    the loop's body (``_back_to_back``) and its read below them: the next turn's store against
+    this turn's read, which the second barrier, right after the first, leaves apart as before."""
+    if (pair := _back_to_back(kernels)) is None:
         return None
-    return ("y is wrong and the kernel made no access to shared memory: the tile is not "
-            "__shared__, so each thread has its own tile[], and thread t reads tile[count - 1 - "
-            "t], an element of its own tile that it never stored (thread count - 1 - t stored "
-            "it, into its own)", "one tile for the whole block: __shared__ float tile[CHUNK]; "
-            "then a __syncthreads() after the stores, and another at the end of the loop's "
-            "body, before the next chunk's stores")
+    line = {a: int(a.line.rsplit(":", 1)[1]) for a in (race.first, race.second)}
+    store = next((a for a in line if a.does == "writes it" and line[a] < pair[0]), None)
+    read = next((a for a in line if a.does == "reads it" and line[a] > pair[1]), None)
+    if store is None or read is None:
+        return None
+    more = f" ({race.count - 1} more hazards)" if race.count > 1 else ""
+    return (f"the planted bug is still there: the __syncthreads() at line {pair[1]} comes right "
+            f"after the one at line {pair[0]}, with nothing between them, so it orders nothing "
+            "the first does not: both stand between a chunk's stores into the tile and its "
+            "reads, and nothing between this chunk's reads and the next chunk's stores. With "
+            f"{PROBE[1]} blocks over 4 chunks the race check finds thread {store.thread[0]} of "
+            f"block {store.block[0]} storing {race.array}[{race.element}] for the next chunk at "
+            f"line {line[store]} while thread {read.thread[0]} of block {read.block[0]} is still "
+            f"reading it for this chunk at line {line[read]}{more}",
+            "move the second __syncthreads() to the end of the loop's body, after the store into "
+            "y (and outside the if), so that every thread has read this chunk's tile before any "
+            "thread stores the next one's")
 
 
 def _tiles_by_parity(kernels, race):

@@ -1,7 +1,8 @@
 """The NumPy models of ``helpers.exercises.reverse_chunks``' kernel's output (each chunk of 256
 elements of x reversed into y): the last, partial chunk mirrored as if whole
 (``last_as_whole``), left out (``partial_chunk_left_out``), or counted without its start,
-count = min(CHUNK, n) (``count_without_first``)."""
+count = min(CHUNK, n) (``count_without_first``); a crash's words (the mirror one past, the store
+unguarded) and a tile of each thread's own (``private_tile``)."""
 
 from __future__ import annotations
 
@@ -172,3 +173,57 @@ def lane_as_place(kept, lanes=32):
             "tile[count - 1 - t] reads them", "t is the thread's place in the whole block, 0 to "
             f"{CHUNK - 1}, one thread an element of the chunk: int t = threadIdx.x; "
             f"(threadIdx.x % {lanes} is the lane, the same for threads {lanes} apart)")
+
+
+def mirror_one_past(failure):
+    """Thread 0 read tile[CHUNK] in a whole chunk of its block: the mirror tile[count - t], one
+    past count - 1 - t (the error's fields: the thread, the element, a read; n from the launch)."""
+    err, args = failure.error, getattr(failure.launch, "args", None)
+    if not args or err.element != CHUNK or getattr(err, "is_write", None) is True or \
+            tuple(err.thread or (0,))[0] != 0:
+        return
+    n, blocks, b = int(args[-1]), tuple(failure.launch.grid)[0], tuple(err.block or (0,))[0]
+    if any(n - f >= CHUNK for f in range(b * CHUNK, n, blocks * CHUNK)):
+        yield (f"each chunk is reversed one place off: thread 0 of block {b} read tile[{CHUNK}], "
+               f"one past the tile's last entry tile[{CHUNK - 1}], for the store into y: in a "
+               f"whole chunk (count = {CHUNK}) tile[count - t] is one past thread t's mirror, "
+               "count - 1 - t", "the chunk's last element is tile[count - 1]: thread t reads "
+               "tile[count - 1 - t], y[first + t] = tile[count - 1 - t];")
+
+
+def store_unguarded(failure):
+    """Thread t >= count of a partial chunk indexed the tile at count - 1 - t < 0: the store
+    into y lost its guard (the error's fields: the block, the thread, the element)."""
+    err, args = failure.error, getattr(failure.launch, "args", None)
+    if not args or err.element is None or err.element >= 0:
+        return
+    n, blocks = int(args[-1]), tuple(failure.launch.grid)[0]
+    b, t = tuple(err.block or (0,))[0], tuple(err.thread or (0,))[0]
+    firsts = [f for f in range(b * CHUNK, n, blocks * CHUNK)
+              if t >= n - f and min(CHUNK, n - f) - 1 - t == err.element]
+    if firsts:
+        first, count = firsts[0], n - firsts[0]
+        yield (f"thread {t} of block {b} read tile[{err.element}], before its start, for the store "
+               f"into y: in the last, partial chunk (first = {first}, count = {count}, n = {n}) the "
+               f"threads t >= count have no element, yet went on to y[first + t] = tile[count - 1 "
+               f"- t] (y[{first + t}], past n, from tile[{count - 1 - t}]): the store into y has no "
+               "t < count guard", "guard the store as the load is guarded: if (t < count) y[first + t] = "
+               "tile[count - 1 - t];")
+
+
+def private_tile(seen):
+    """(problem, hint) for a wrong y from a launch that touched no shared memory: the tile is
+    each thread's own array, so thread t reads an element that only it could have stored, and
+    it stored tile[t] alone (the simulator twin's counts of shared loads and stores)."""
+    stats, x = seen.stats, seen.launch.model
+    if stats is None or stats.shared_ld.requests or stats.shared_st.requests:
+        return None
+    want = np.concatenate([x[f:f + CHUNK][::-1] for f in range(0, x.size, CHUNK)])
+    if np.array_equal(seen.outs[0].got, want):
+        return None
+    return ("y is wrong and the kernel made no access to shared memory: the tile is not "
+            "__shared__, so each thread has its own tile[], and thread t reads tile[count - 1 - "
+            "t], an element of its own tile that it never stored (thread count - 1 - t stored "
+            "it, into its own)", "one tile for the whole block: __shared__ float tile[CHUNK]; "
+            "then a __syncthreads() after the stores, and another at the end of the loop's "
+            "body, before the next chunk's stores")

@@ -276,10 +276,23 @@ WRONG = {
                                      "wait at", "Hint: every thread of the block must reach each "
                                      "__syncthreads(), those past n too", "tile[t] = i < n ? x[i] "
                                      ": 0.0f"]),
+    # blind audit AF (was 'means[3] = nan, but the mean of that block is -0.299... Hint: add up
+    # tile[0] to tile[count - 1] ...', silent on the cause): FIX 1 as if (i < n) with no else, and
+    # the sum over the whole tile, k < BLOCK, reading tile[232] to tile[255] that nothing stored
+    "sum_over_the_unstored_tile": ([(BUG[1][0], "    if (i < n)\n        tile[t] = x[i];\n"),
+                                    ("k < count;", "k < BLOCK;")],
+                                   ["means[3] = nan", "thread 0 of block 3 read tile[232] in the "
+                                    "sum", "which no thread of its block had stored (the init "
+                                    "check", "threads 232 to 255 of block 3 (i >= n) store "
+                                    "nothing in tile", "shared memory is not zeroed",
+                                    "Hint: add up only the block's elements, for (int k = 0; k "
+                                    "< count; k++)", "tile[t] = i < n ? x[i] : 0.0f"]),
 }
 # The simulator only: on a GPU a barrier that some threads of the block never reach may hang
 SIMULATOR_ONLY = {"returns_before_the_barriers": "a barrier that threads 232 to 255 of the last "
-                                                 "block never reach: undefined on a GPU"}
+                                                 "block never reach: undefined on a GPU",
+                  "sum_over_the_unstored_tile": "tile[232] to tile[255] never stored: on a GPU "
+                                                "they hold whatever was there, often 0"}
 
 # Right, but not the solution's way: each must pass
 RIGHT = {
@@ -291,6 +304,10 @@ RIGHT = {
         "    for (int s = BLOCK / 2; s > 0; s /= 2) {\n        if (t < s)\n"
         "            tile[t] += tile[t + s];\n        __syncthreads();\n    }\n"
         "    if (t == 0)\n        means[blockIdx.x] = tile[0] / count;\n")],
+    # the load guarded with no else (the sum stops at count), or 0.0f stored past n (the sum
+    # runs over the whole tile): either half of the blind audit AF mistake alone is right
+    "load_guarded_sum_to_count": [(BUG[1][0], "    if (i < n)\n        tile[t] = x[i];\n")],
+    "zeros_past_n_sum_over_the_tile": [("k < count;", "k < BLOCK;")],
 }
 
 

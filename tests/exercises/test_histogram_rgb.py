@@ -73,6 +73,12 @@ WRONG = [
     ("barrier_inside_the_counting_loop", variant(KERNEL, (COUNT + SECOND_BARRIER, "    {\n" + COUNT + "    " + SECOND_BARRIER + "    }\n")),
      ["the __syncthreads() at line ", "is inside the loop of line ", "thread 96 of block 1, out of the loop, reads local[224]",
       "Hint: close the loop first, then one __syncthreads() after it"]),
+    # blind audit AF (was '... waits at a __syncthreads() ... at histogram_rgb_1.cu:20 ... keep barriers out of an if', the
+    # barrier after the counting, no if): the first barrier inside the clearing loop, never entered by threads 768 to 1023
+    ("barrier_inside_the_clearing_loop", variant(KERNEL, (CLEAR + FIRST_BARRIER, CLEAR.replace(")\n", ") {\n") + "    " + FIRST_BARRIER + "    }\n")),
+     ["is inside the loop of line ", "go round a different number of times", "in block 0, threads 0 to 767 wait at it, still in the "
+      "loop, while thread 768 waits, out of the loop, at the __syncthreads() at line ", "threads 768 to 1023 have no bin",
+      "Hint: close the loop first, then one __syncthreads() after it"]),
     ("clears_one_bin_a_thread",
      variant(KERNEL, (CLEAR, "    if (threadIdx.x < CHANNELS * LEVELS)\n"
                              "        local[threadIdx.x] = 0;\n")),
@@ -310,26 +316,19 @@ RIGHT = {
 # bins a block never cleared hold what shared memory held before, which in a fresh context is
 # often 0 (on the H200 the mistake was caught in one run of the suite and passed in the next).
 # The simulator fills new shared memory with a pattern, so the mistake shows every time.
-SIMULATOR_ONLY = {"clears_past_the_bins": "an illegal address on a GPU breaks the context for "
-                                          "the tests after it",
-                  "local_without_shared": "each thread's own 768 bins, never cleared: on the "
-                                          "H100 (2026-12-05) an unspecified launch failure, which "
-                                          "breaks the context for the tests after it",
-                  "byte_read_at_3j": "reads up to 9n bytes of a 3n-byte image: an illegal address "
-                                     "or garbage on a GPU",
-                  "clears_one_bin_a_thread": "on a GPU, bins never cleared are often 0 anyway",
-                  "clears_red_s_bins_only": "on a GPU, bins never cleared are often 0 anyway",
-                  "only_block_0_clears": "on a GPU, bins never cleared are often 0 anyway",
-                  "pixel_thread_channel_loop_to_3": "a write past shared memory: unseen on a GPU, or a fault",
-                  "private_bins_256": "an access past a shared array's end may be an illegal "
-                                      "address on a GPU, which breaks the context",
-                  "bytes_read_as_signed_char": "an access before a shared array's start may be an "
-                                               "illegal address on a GPU",
-                  "every_block_zeroes_the_global_bins": "blocks racing: a GPU's counts depend on "
-                                                        "the order they ran",
-                  "bins_a_slice_a_block": "writes up to 24 KB past bins: on a GPU into another "
-                                          "allocation, or an illegal address that breaks the "
-                                          "context (test_a_slice_a_block_seen_on_a_gpu_is_named)"}
+SIMULATOR_ONLY = {
+    "barrier_inside_the_clearing_loop": "a barrier that only some threads of a block reach: a GPU may hang or pass",
+    "clears_past_the_bins": "an illegal address on a GPU breaks the context for the tests after it",
+    "local_without_shared": "each thread's own 768 bins, never cleared: on the H100 (2026-12-05) an unspecified launch failure, which breaks the context for the tests after it",
+    "byte_read_at_3j": "reads up to 9n bytes of a 3n-byte image: an illegal address or garbage on a GPU",
+    "clears_one_bin_a_thread": "on a GPU, bins never cleared are often 0 anyway",
+    "clears_red_s_bins_only": "on a GPU, bins never cleared are often 0 anyway",
+    "only_block_0_clears": "on a GPU, bins never cleared are often 0 anyway",
+    "pixel_thread_channel_loop_to_3": "a write past shared memory: unseen on a GPU, or a fault",
+    "private_bins_256": "an access past a shared array's end may be an illegal address on a GPU, which breaks the context",
+    "bytes_read_as_signed_char": "an access before a shared array's start may be an illegal address on a GPU",
+    "every_block_zeroes_the_global_bins": "blocks racing: a GPU's counts depend on the order they ran",
+    "bins_a_slice_a_block": "writes up to 24 KB past bins: on a GPU into another allocation, or an illegal address that breaks the context (test_a_slice_a_block_seen_on_a_gpu_is_named)"}
 
 
 @pytest.fixture(scope="module")

@@ -48,6 +48,18 @@ WRONG = {
                                          "waits only for the 32 threads of its own warp",
                                          "has a data race on tile["],
                              "hint": ["__syncthreads() in the __syncwarp()'s place"]}),
+    # blind audit AF (was 'the planted bug is still there: ... with no barrier between the two
+    # ...', the learner's added barrier not named): the fix's barrier right after the first one
+    "fix_right_after_the_first_barrier": ([(FIX, ""), (FIRST_BARRIER, FIRST_BARRIER + FIX)],
+                                          {"problem": ["the planted bug is still there: the "
+                                                       "__syncthreads() at line ", "comes right "
+                                                       "after the one at line ", "orders nothing",
+                                                       "thread 127 of block 0 storing tile[127] "
+                                                       "for the next chunk at line ",
+                                                       "thread 128 of block 0 is still reading it for "
+                                                       "this chunk at line "],
+                                           "hint": ["move the second __syncthreads() to the end "
+                                                    "of the loop's body, after the store into y"]}),
     # audit F23: __threadfence_block() as the fix: the planted race, between its lines, named
     "fence_as_the_fix": ([(FIX, FIX.replace("__syncthreads();", "__threadfence_block();"))],
                          {"problem": ["the planted bug is still there",
@@ -273,6 +285,7 @@ def test_the_stub_as_shipped_is_the_planted_bug():
 
 @pytest.mark.parametrize("name, barrier", [("fix_after_the_loop", "__syncthreads();"),
                                            ("syncwarp_as_the_fix", "__syncwarp();"),
+                                           ("fix_right_after_the_first_barrier", "__syncthreads();"),
                                            ("fix_inside_the_store_s_if", "__syncthreads();")])
 def test_the_misplaced_barrier_s_line_is_the_one_the_compiler_numbers(kernels, name, barrier):
     """The line the verdict names holds the learner's barrier, numbered as the compiler numbers
