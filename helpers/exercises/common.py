@@ -7,7 +7,8 @@ that reports instead of raising.
   zone, so that a checker can tell "never written" and "written past the end" from "written
   wrong"; ``Output.read`` gives a ``Result``.
 - ``launch_failure(launch)`` runs a launch and synchronizes, and returns the error a wrong kernel
-  causes instead of raising it (``launch_catching``: the same, in words).
+  causes instead of raising it (``launch_catching``: the same, in words); ``in_order`` runs its
+  blocks one after another on the simulator.
 - ``time_limit()``: how long a launch of a checker may run on the simulator.
 
 The runner that puts them together is ``kernel.KernelExercise``. The backend's ``gpuarray`` is
@@ -218,9 +219,10 @@ def device_arguments(args, gpuarray, run: int = 0) -> list:
             gpuarray.to_gpu(a) if isinstance(a, np.ndarray) else a for a in args]
 
 
-def launch_failure(launch):
+def launch_failure(launch, in_order=False):
     """Run ``launch()`` then ``Context.synchronize()``; return None, or the error a wrong kernel
-    caused (its fields say what happened: ``helpers.exercises.failure`` reads them).
+    caused (its fields say what happened: ``helpers.exercises.failure`` reads them). With
+    ``in_order``, the simulator runs the blocks one after another, in order (one worker).
 
     A kernel that reads or writes far outside its arrays makes the simulator raise
     ``drv.LaunchError`` (naming the block and thread); PyCUDA reports the GPU's "illegal
@@ -232,10 +234,12 @@ def launch_failure(launch):
     """
     from helpers.backend import drv
     from helpers.exercises.verdict import KernelArgumentError
+    from helpers.sim.settings import settings
 
     try:
-        launch()
-        drv.Context.synchronize()
+        with settings.changed(**{"workers": 1} if in_order else {}):
+            launch()
+            drv.Context.synchronize()
     except TypeError as err:  # the simulator checks arguments against the kernel's parameters
         raise KernelArgumentError(str(err)) from err
     except drv.LaunchError as err:

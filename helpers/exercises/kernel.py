@@ -45,13 +45,16 @@ class Launch:
     """One launch of a case: the kernel's ``args`` (``common.Input``, ``common.Output``, NumPy
     arrays and scalars: see ``common.device_arguments``), its ``block`` and ``grid``,
     ``model``, whatever the exercise's detectors compare the outputs with (NumPy's result, the
-    inputs), and ``shared``, the bytes of dynamic shared memory (``extern __shared__``)."""
+    inputs), and ``shared``, the bytes of dynamic shared memory (``extern __shared__``).
+    ``in_order``: the simulator runs its blocks in order, so that where a wrong kernel's blocks
+    store over each other's results the same lands last whatever the machine's load."""
 
     args: tuple
     block: tuple
     grid: tuple
     model: object = None
     shared: int = 0
+    in_order: bool = False
 
     @property
     def outputs(self) -> list:
@@ -265,7 +268,7 @@ class KernelExercise:
             args = [a.device(gpuarray, k) if isinstance(a, Output) else next(each)
                     for a in launch.args]
             error = launch_failure(lambda: kernel(*args, block=launch.block, grid=launch.grid,
-                                                  shared=launch.shared))
+                                                  shared=launch.shared), launch.in_order)
             if error:
                 return None, error, named_arrays(args, names)
             hosts.append([spec.fetch(a) for a, spec in zip(args, launch.args)

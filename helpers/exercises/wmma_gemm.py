@@ -1,6 +1,7 @@
 """Checker for exercise 2 of notebook 13, ``cuda_src/exercises/wmma_gemm.cu``: C = A B, one warp a
 16 x 16 tile of C; A and C stored row after row, B column after column (B[k][c] at B[c * K + k]);
-M, N, K multiples of 16 and unequal, so that each leading dimension shows. A fragment loaded from
+M, N, K multiples of 16 and unequal, so that each leading dimension shows; blocks in order, as
+the warps of tiles counted wrong store over other blocks' tiles. A fragment loaded from
 the wrong place, with the wrong leading dimension or layout gives a product that ``_product``
 computes too (from the inputs' memory): the first that matches names the mistake. C's guard
 holds a row of tiles, where a warp past the last tile that does not return stores."""
@@ -36,7 +37,7 @@ def _launch(case):
     inputs = (Input(a, after=PAD), Input(np.ascontiguousarray(b.T), after=PAD))
     c = Output((m, n), guard=16 * n, poisons=(None, None), held=wmma_tile.LOADED)   # two launches
     return Launch((*inputs, c, np.int32(m), np.int32(k), np.int32(n)),
-                  block=(128, 1, 1), grid=(((m // 16) * (n // 16) + 3) // 4, 1),
+                  block=(128, 1, 1), grid=(((m // 16) * (n // 16) + 3) // 4, 1), in_order=True,
                   model=[x.host().astype(np.float64) for x in inputs])  # their memory, as read
 
 
