@@ -151,7 +151,7 @@ def _mistakes(case, run):
     if not kept.all() and close(got[:, ~kept], raw[:, ~kept]):
         yield ("the pixels that are not points hold their X, Y and Z: NaN was stored, then the "
                "coordinates over it", 'after writing nanf("") into the three planes, return')
-    yield from infinite_marks(got, kept)
+    yield from infinite_marks(got, kept, depth)
     yield from _tests_joined(run.kernel, np.isnan(got), depth, low)
     yield from _every_depth_dropped(run.kernel, case, np.isnan(got))
     yield from range_anded(run.kernel, got, depth, intrinsics)

@@ -1,8 +1,8 @@
 """The NumPy models of notebook 10's back-projection (``cuda_src/exercises/backproject_range.cu``)
 that ``helpers.exercises.backproject_range`` compares a kernel's points with: formulas with a known
 mistake, each with its verdict; and the detectors of NaN marks put in the wrong places (or
-infinities for NaN, or in some planes alone); the pixels reached with the block's sides swapped
-(``block_sides_swapped``)."""
+infinities or zeros for NaN, or in some planes alone); the pixels reached with the block's sides
+swapped (``block_sides_swapped``)."""
 
 from __future__ import annotations
 
@@ -218,8 +218,7 @@ def wrong_models(depth, intrinsics, kept=None):
              "i = u * height + v: thread (u, v) read and stored another pixel's depth, but "
              "computed X and Y from its own u and v", "the image is stored row after row: i = v * width + u"),
             *_one_slip(u, v, z, fx, fy, cx, cy), *_inverted(u, v, z, fx, fy, cx, cy, kept),
-            *_other_centre(u, v, z, fx, fy, cx, cy),
-            *_no_depth(u, v, z, fx, fy, cx, cy, kept)):
+            *_other_centre(u, v, z, fx, fy, cx, cy), *_no_depth(u, v, z, fx, fy, cx, cy, kept)):
         yield np.stack([x, y, z]), problem, hint
     yield from _raw_depth(u, v, depth, fx, fy, cx, cy)
     yield from _projected(u, v, z, fx, fy, cx, cy)
@@ -265,14 +264,17 @@ def interleaved_nans(unwritten, got, kept):
                "written", "a pixel that is not a point is NaN in all three planes: " + NAN_HINT)
 
 
-def infinite_marks(got, kept):
-    """The pixels that are not points marked with an infinity (INFINITY), not NaN, in all three
-    planes."""
-    if not kept.all() and np.isinf(got[:, ~kept]).all() and not np.isnan(got).any():
-        yield (f"the {int((~kept).sum())} pixels that are not points hold infinity (INFINITY), "
-               "not NaN: an infinity is a number, a point infinitely far away, that a tool "
-               "reading the cloud keeps (and np.isnan does not find), where NaN is the mark of "
-               '"no point here"', "mark them NaN: " + NAN_HINT)
+def infinite_marks(got, kept, depth):
+    """Pixels that are not points marked INFINITY, or 0 (some a measured depth), not NaN."""
+    marks, zero = got[:, ~kept], not np.isinf(got[:, ~kept]).all()
+    if kept.all() or np.isnan(got).any() or zero and not ((marks == 0).all() and depth[~kept].any()):
+        return
+    held = ("0 in X, Y and Z, not NaN, the out-of-range depths as well as the holes: 0, 0, 0 is a "
+            "point, at the camera's centre," if zero else "infinity (INFINITY), not NaN: an "
+            "infinity is a number, a point infinitely far away,")
+    yield (f"the {int((~kept).sum())} pixels that are not points hold {held} that a tool reading "
+           'the cloud keeps (and np.isnan does not find), where NaN is the mark of "no point '
+           'here"', "mark them NaN" + ", not 0" * zero + ": " + NAN_HINT)
 
 
 def n_too_large(past, unwritten, end: int, threads: int):

@@ -37,7 +37,9 @@ from helpers.exercises import hidden as hidden_cases
 from helpers.exercises.copy_bandwidth_models import (
     Ms, as_microseconds, bytes_times_itemsize, converted_twice, counted_once, counted_twice,
     divided_by_1e10, floored, host_clock, is_floored, made_larger, made_whole, object_size,
-    one_element, one_event, tenfold_seconds, upside_down, waited_after_the_read)
+    one_element, one_event, tenfold_seconds, upside_down)
+from helpers.exercises.copy_bandwidth_waits import (end_waited_early, queried_not_waited,
+                                                    start_waited_for, waited_after_the_read)
 from helpers.exercises.function import check_function, copies_noted, run_catching, source_first
 from helpers.exercises.verdict import Verdict, check_cases
 
@@ -200,14 +202,15 @@ def _misplaced(pair, copies):
 @contextlib.contextmanager
 def _watched(drv, fn):
     """While in use, the driver's Event and its copies as the learner's function finds them:
-    each event notes whether it was recorded and the ms its time_till or time_since hands back,
-    each copy its host array (one given source first refused: ``source_first``, at ``fn``'s
-    line). Gives ``(slip, unrecorded, misplaced)``: ``slip(gbs)``, (factor, problem, hint) when
-    gbs is a slip's factor off the bytes copied over the last ms the events gave,
-    None when it is not or when they went unseen; ``unrecorded(err)``, what an error of
-    time_till or time_since shows (``_never_recorded``, else ``_start_waited_for``), for
-    run_catching, or None; ``misplaced()``, ``one_event`` or else ``_misplaced``."""
-    ms, event, missing, notes, pair, made, waited, early = [], drv.Event, [], [], [], [], [], []
+    each event notes its record, waits, query()s (and answers) and the ms its time_till or
+    time_since hands back, each copy its host array (one given source first refused:
+    ``source_first``). Gives ``(slip, unrecorded, misplaced)``: ``slip(gbs)``, (factor, problem,
+    hint) when gbs is a slip's factor off the bytes copied over the last ms the events gave,
+    else None; ``unrecorded(err)``, what an error of time_till or time_since shows
+    (``_never_recorded``, else a wait of ``copy_bandwidth_waits``), or None; ``misplaced()``,
+    ``one_event`` or else ``_misplaced``."""
+    ms, missing, notes, pair, made, waited, early, asked = ([] for _ in range(8))
+    event = drv.Event
 
     class Event(event):
         recorded = False
@@ -224,6 +227,10 @@ def _watched(drv, fn):
             (waited if self.recorded else early).append(self)
             return super().synchronize()
 
+        def query(self):
+            asked.append((self, super().query()))
+            return asked[-1][1]
+
         def time_till(self, other):
             pair[:] = [self, other]
             missing[:] = _unrecorded(("start", "the one time_till was called on", self),
@@ -239,17 +246,15 @@ def _watched(drv, fn):
             return ms[-1]
 
     def unrecorded(err):
-        return (_never_recorded(missing) or _end_waited_early(pair, waited, early)
-                or waited_after_the_read(fn, pair, waited, err)
-                or _start_waited_for(pair, waited, err, drv))
-
-    def slip(gbs):
-        return _slip_of(gbs, copies, ms, notes, pair)
+        return (_never_recorded(missing) or end_waited_early(pair, waited, early) or
+                waited_after_the_read(fn, pair, waited, err) or queried_not_waited(
+                    fn, pair, waited, asked, err, drv) or start_waited_for(pair, waited, err, drv))
 
     drv.Event = Event
     try:
         with copies_noted(drv, source_first(fn, drv)) as copies:
-            yield (slip, unrecorded, lambda: one_event(pair, made) or _misplaced(pair, copies),
+            yield (lambda gbs: _slip_of(gbs, copies, ms, notes, pair), unrecorded,
+                   lambda: one_event(pair, made) or _misplaced(pair, copies),
                    lambda fn: lambda err: made_whole(fn, notes),
                    lambda fn, gbs: [] if ms else host_clock(fn, gbs, made))
     finally:
@@ -296,32 +301,6 @@ def _never_recorded(missing):
     told = " and ".join(f"the {role} event, {which}," for role, which in missing)
     return (f"{told} {'was' if len(missing) == 1 else 'were'} never recorded",
             "; and ".join(NEVER_RECORDED[role] for role, _ in missing))
-
-
-def _end_waited_early(pair, waited, early):
-    """(problem, hint) when time_till or time_since failed after the host had waited for the end
-    event only before it was recorded (``early``: events synchronized unrecorded; ``waited``:
-    those synchronized once recorded), ``pair`` = [start, end]; else None."""
-    if (len(pair) != 2 or not any(e is pair[1] for e in early)
-            or not getattr(pair[1], "recorded", False) or any(e is pair[1] for e in waited)):
-        return None
-    return ("end.synchronize() came before end.record(stream): the host waited on an event not "
-            "recorded yet, which returns at once, so when the time was read the copy, and end "
-            "after it, were still pending", "record end after the copy, then wait for it: "
-            "end.record(stream), then end.synchronize(), then read the time")
-
-
-def _start_waited_for(pair, waited, err, drv):
-    """(problem, hint) when time_till or time_since failed (not for an unrecorded event: a
-    LogicError) after the host had waited for the start event and not for the end one, ``pair``
-    = [start, end], ``waited`` the events synchronized; else None."""
-    if (len(pair) != 2 or isinstance(err, drv.LogicError) or pair[0] is pair[1]
-            or not any(e is pair[0] for e in waited) or any(e is pair[1] for e in waited)):
-        return None
-    return ("the host waited for the start event (start.synchronize()), not for end: start is "
-            "reached before the copy even begins, so the copy, and end after it, may still run "
-            "when the time is read", "wait for the event after the copy before reading the "
-            "time: end.synchronize()")
 
 
 def _none(_err):  # run_catching's hint that tells nothing more

@@ -1,8 +1,7 @@
 """The models of notebook 05's event-timing exercise that ``helpers.exercises.copy_bandwidth``
 reads the learner's ms and code with: the ms that time_till hands over, noting what was done to
 it; a time converted to seconds twice; one element's bytes where the array's belong; the time
-read from one event to itself; the end event waited for after the time was read
-(``waited_after_the_read``)."""
+read from one event to itself (the waits: ``copy_bandwidth_waits``)."""
 
 from __future__ import annotations
 
@@ -10,7 +9,7 @@ import ast
 import math
 import numbers
 
-from helpers.exercises.learner_code import code_of, learner_line
+from helpers.exercises.learner_code import code_of
 
 
 WHOLE = {"__int__": "int()", "__trunc__": "math.trunc()", "__floor__": "math.floor()",
@@ -376,25 +375,3 @@ def host_clock(fn, gbs, made):
               and math.isfinite(gbs) else ""), "time the copy on the GPU's clock, with two "
            "events in stream: start.record(stream), the copy, end.record(stream), then "
            "end.synchronize() and ms = start.time_till(end)")
-
-
-def waited_after_the_read(fn, pair, waited, err):
-    """(problem, hint) when time_till or time_since failed (``err``) before the host waited for
-    the end event (``pair`` = [start, end]; ``waited``, the events synchronized) and ``fn``'s
-    code waits for that event on a later line: the wait and the read in the wrong order."""
-    code, line = code_of(fn), learner_line(err)
-    if len(pair) != 2 or any(e is pair[1] for e in waited) or not code or not line:
-        return None
-    calls = [n for n in ast.walk(code.tree)
-             if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute)]
-    read = next((n for n in calls if n.func.attr in ("time_till", "time_since") and n.args
-                 and code.number(n) == line[0]), None)
-    end = read and ast.unparse(read.args[0] if read.func.attr == "time_till" else read.func.value)
-    wait = read and next((n for n in calls if n.func.attr == "synchronize" and code.number(n)
-                          > line[0] and ast.unparse(n.func.value) == end), None)
-    if not wait:
-        return None
-    return (f"{end}.synchronize() (line {code.number(wait)}) comes after {code.text(read)} (line "
-            f"{line[0]}): the time was read before the host waited for {end}, while the copy was "
-            f"still on its way", f"wait first, then read the time: {end}.synchronize(), then "
-            f"{code.text(read)}")

@@ -18,8 +18,9 @@ import numpy as np
 
 from helpers.exercises.common import Input, Output
 from helpers.exercises.depth_range_models import (block_0_only, cut_to_a_byte, end_plus_1,
-                                                  first_threads_only, holes_only,
-                                                  one_atomic_a_depth, pointer_tested, rescaled)
+                                                  first_threads_only, guard_lets_n_through,
+                                                  holes_only, one_atomic_a_depth, pointer_tested,
+                                                  rescaled)
 from helpers.exercises.hidden import awkward, pick
 from helpers.exercises.kernel import KernelExercise, Launch
 from helpers.exercises.microscope import accesses_of, observe, observed_mistakes
@@ -38,6 +39,8 @@ CASES = [dict(n=1000, block=128), dict(n=70_001, block=256), dict(n=300, block=6
 ATOMIC_HINT = ("a compare and a store are two steps, and another thread's depth can come in "
                "between: atomicMin(&range[0], d) and atomicMax(&range[1], d) do both in one")
 GUARD_HINT = "threads past the end must do nothing: if (i >= n) return; first"
+PAST_N = (f"the farthest depth came out {JUNK}, what lies past the end of depth: threads past n "
+          "read it", GUARD_HINT)
 LAST_LEFT_OUT = ("the last pixel (i = n - 1, the nearest depth) was not looked at: the bounds guard "
                  "is off by one, thread i = n - 1 returned with the threads past the end",
                  f"the last pixel is i = n - 1 and must go on: {GUARD_HINT}: the bound is n, not n - 1")
@@ -222,8 +225,8 @@ def _mistakes(case, run):
                "was kept as the farthest", "keep the farthest with atomicMax(&range[1], d), as "
                "the nearest with atomicMin(&range[0], d), and return when d == 0")
     if far == JUNK:
-        yield (f"the farthest depth came out {JUNK}, what lies past the end of depth: threads "
-               "past n read it", GUARD_HINT)
+        yield from guard_lets_n_through(run.kernel, _launch(dict(n=40, block=16)), JUNK)
+        yield PAST_N
     yield from block_0_only(case, depth, [near, far], lambda **kw: _run(run.kernel, dict(case, **kw)))
     if [near, far] == want:
         return

@@ -29,6 +29,26 @@ def pointer_tested(kernels):
             return
 
 
+def guard_lets_n_through(kernels, launch, junk):
+    """A guard that lets thread i = n through (i > n where i >= n belongs): on the simulator
+    (``launch``, a small image, traced) thread n alone, of the threads past the end, read depth,
+    at depth[n], the first element past the last pixel (``junk``, the farthest range kept)."""
+    kept = accesses_of(kernels, launch, "past n", 4096)
+    if kept is None:
+        return
+    n = launch.model.size
+    read = kept[(kept["array"] == "depth") & ~kept["write"] & (kept["index"] >= n)]
+    threads = set((read["block"].astype(int) * launch.block[0] + read["thread"]).tolist())
+    if set(read["index"].tolist()) != {n} or threads != {n}:
+        return
+    yield (f"the farthest depth came out {junk}, what lies just past the end of depth: the "
+           "bounds guard lets thread i = n through (i > n, where i >= n is needed), and it read "
+           f"depth[n], one past the last pixel (a trace of a small image of n = {n} pixels: "
+           f"thread {n} alone, of the threads past the end, read depth, at depth[{n}])",
+           "send away every thread from n on: if (i >= n) return; (depth[0] to depth[n - 1] "
+           "are the n pixels)")
+
+
 def holes_only(kernels, launch):
     """The hole test inverted (if (d != 0) return;): range came out {0, 0}, only the holes' 0
     reaching the atomics; on the simulator, the same image with a depth where its holes were

@@ -74,8 +74,7 @@ WRONG = {
     "cx_cy_swapped": ([("(u - cx)", "(u - cy)"), ("(v - cy)", "(v - cx)")],
                       "cx and cy are swapped"),
     "divided_by_depth": ([("(u - cx) * z / fx", "(u - cx) / fx / z"),
-                          ("(v - cy) * z / fy", "(v - cy) / fy / z")],
-                         "divided by the depth"),
+                          ("(v - cy) * z / fy", "(v - cy) / fy / z")], "divided by the depth"),
     "planes_swapped": ([(X + Y, "    xyz[n + i] = (u - cx) * z / fx;\n"
                                 "    xyz[i] = (v - cy) * z / fy;\n")],
                        "the X and Y planes are swapped"),
@@ -138,8 +137,7 @@ WRONG = {
                                     "written, in any plane",
                                     'Hint: a hole is no point either: write nanf("") into all '
                                     "three planes before returning"]),
-    "range_filter_missing": ([(FILTER, "if (depth[i] == 0) {")],
-                             "the range filter is missing"),
+    "range_filter_missing": ([(FILTER, "if (depth[i] == 0) {")], "the range filter is missing"),
     "far_end_missing": ([(FILTER, "if (depth[i] == 0 || z < z_min) {")],
                         "points farther than z_max were kept"),
     # blind audit G8 (was '816 pixels with a depth inside [z_min, z_max] came out NaN')
@@ -185,6 +183,9 @@ WRONG = {
     # = Z = 0, the camera's centre)'): no point marked with INFINITY
     "marked_with_infinity": ([('= nanf("");', "= INFINITY;")],
                              "the 849 pixels that are not points hold infinity (INFINITY), not NaN"),
+    # blind audit AF (was '246 pixels with no measurement ... kept as points'): marks 0.0f, not NaN
+    "marked_with_zero": ([('= nanf("");', "= 0.0f;")], ["the 849 pixels that are not points hold 0 "
+                         "in X, Y and Z, not NaN", 'Hint: mark them NaN, not 0: write nanf("")']),
     "y_plane_forgotten": ([(Y, ""), (NAN, '        xyz[i] = xyz[2 * n + i] = nanf("");\n')],
                           "the Y plane of xyz was never written"),
     "nothing_written": ([(NAN, ""), (X + Y + Z, "")], "nothing was written"),
@@ -299,8 +300,7 @@ WRONG = {
     "metres_divided_by_1000_again": ([(DEPTH, "float z = depth[i] * depth_scale / 1000;")],
                                      ["every pixel came out NaN: Z is 1000 times too small",
                                       "depth 2839 mm gave Z = 0.002839 m, where depth[i] * "
-                                      "depth_scale is 2.839 m",
-                                      "divided by 1000 after depth_scale",
+                                      "depth_scale is 2.839 m", "divided by 1000 after depth_scale",
                                       "Hint: depth_scale is metres per millimetre already: z = "
                                       "depth[i] * depth_scale, with no / 1000"]),
     "depth_scale_applied_twice": ([(DEPTH, "float z = depth[i] * depth_scale * depth_scale;")],

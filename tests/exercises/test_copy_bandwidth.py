@@ -191,6 +191,12 @@ def my_copy_gbs(h, d, stream):
         {"problem": "end.synchronize() (line 8) comes after ms = start.time_till(end) (line 7)",
          "hint": "wait first, then read the time: end.synchronize(), then ms = "
                  "start.time_till(end)"}),
+    # blind audit AF (was 'PASS: every copy tried (2 sizes) arrived whole, ...'): end.query()
+    # where end.synchronize() belongs, its answer ignored: it asks, it does not wait
+    "end_queried_not_waited_for": (right_but("    end.synchronize()\n", "    end.query()\n"),
+                                   {"problem": ("end.query() (line 7) only asks whether the GPU "
+                                                "has reached end", "it does not wait"),
+                                    "hint": "end.synchronize() before start.time_till(end)"}),
     # blind audit TGC-copy_bandwidth-1 (was "your function raised RuntimeError at line 16 of your
     # cell (ms = start.time_till(end)): cuEventElapsedTime failed: device not ready ... Hint: the
     # message says what went wrong on that line"): the host waited for start, not for end

@@ -38,6 +38,12 @@ WRONG = {
                         "by 1000, in whole metres",
                         "keep the depths in millimetres, as the camera gives them: unsigned int "
                         "d = depth[i]; with no / 1000"),
+    # blind audit AF (was 'the farthest depth came out 65000, what lies past the end of depth:
+    # threads past n read it ... Hint: ... if (i >= n) return; first', a guard the kernel has):
+    # the guard i > n lets thread i = n through
+    "guard_lets_n_through": ([("if (i >= n)", "if (i > n)")],
+                             "the bounds guard lets thread i = n through (i > n, where i >= n is "
+                             "needed)", "send away every thread from n on: if (i >= n) return;"),
     "no_bounds_guard": ([("    if (i >= n)\n        return;\n", "")],
                         "what lies past the end of depth", "if (i >= n) return;"),
     # blind audit G19 (was 'range is {4294967295, 9000}, expected {250, 9000}, and the race

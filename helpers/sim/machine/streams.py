@@ -17,7 +17,10 @@ was queued, when something waits for it:
   the simulator one a device (``_Legacy``);
 - freeing device memory: the work that uses it (cuMemFree waits for the device);
 - ``Stream.is_done()``, ``Event.query()``: when the work is not done they say so, and let one
-  operation of it run, so that a loop that polls gets there, as the GPU would;
+  operation of it run, so that a loop that polls gets there, as the GPU would; an event that
+  operation lets the work reach is reached only at the host's next call (the next query one),
+  as on a GPU an event asked about too early is reached some time after the answer: a time read
+  right after a query that said no fails there, as it does on a GPU;
 - a queue of more than MAX_PENDING operations runs its oldest one, as a GPU's host waits when the
   queue is full.
 
@@ -162,14 +165,17 @@ def _closure(targets):
     return [seen[k] for k in sorted(seen)]
 
 
-def _run(targets, limit=None):
-    """Run what targets need (at most `limit` operations), in order. Not from within queued work
-    (a free during a garbage collection there): that would run later work before it."""
+def _run(targets, limit=None, settle=True):
+    """Run what targets need (at most `limit` operations), in order; markers that a poll left
+    unreached first. ``settle``: reach the markers the work run lets it reach (a poll's one
+    operation does not). Not from within queued work (a free during a garbage collection
+    there): that would run later work before it."""
     if getattr(_local, "running", False):
         return
     _local.running = True
     try:
         with _lock:
+            _settle_markers()
             for op in _closure(targets)[:limit]:
                 if op.done:
                     continue
@@ -182,7 +188,8 @@ def _run(targets, limit=None):
                     _drop_all(err)
                     raise
                 _finish(op, time.perf_counter() - began)
-                _settle_markers()
+                if settle:
+                    _settle_markers()
     finally:
         _local.running = False
 
@@ -252,12 +259,15 @@ def finish(handle):
 
 
 def poll(targets):
-    """True if targets have run; if not, run one operation of what they need and say False."""
+    """True if targets have run; if not, run one operation of what they need and say False. An
+    event that operation lets the work reach is not reached yet: only at the host's next call
+    (see the docstring), so that a time read right after a query that said no fails."""
     _raise_sticky()
     with _lock:
+        _settle_markers()
         if all(op is None or op.done for op in targets):
             return True
-    _run(targets, limit=1)
+    _run(targets, limit=1, settle=False)
     return False
 
 

@@ -113,6 +113,24 @@ def test_events_time_the_work_between_them_not_the_hosts_wait(slow_fill):
     assert 0 < start.time_till(end) < 250
 
 
+def test_a_query_that_said_no_does_not_wait(slow_fill):
+    """end.query() asks and returns at once: a time read right after its no fails, as on a GPU
+    (the simulator's query lets the work run, but end is reached only at the host's next call);
+    a loop that asks again gets there."""
+    stream = drv.Stream()
+    d_out = drv.mem_alloc(4 * N)
+    start, end = drv.Event(), drv.Event()
+    start.record(stream)
+    slow_fill(d_out, 5.0, stream)
+    end.record(stream)
+    assert not end.query()
+    with pytest.raises(drv.RuntimeError, match="not ready"):
+        start.time_till(end)
+    while not end.query():
+        pass
+    assert start.time_till(end) > 0
+
+
 def test_copies_from_pageable_memory_take_the_data_when_called(slow_fill):
     """CUDA copies pageable memory at once (host to device) or waits for the copy (device to
     host): only page-locked memory is read or written later."""

@@ -1,0 +1,87 @@
+"""The waits of notebook 05's event-timing exercise (``helpers.exercises.copy_bandwidth``), each
+read when time_till or time_since failed for want of one: the end event waited for before it was
+recorded, or after the time was read, or only asked about (``end.query()``), or the start event
+waited for in its place."""
+
+from __future__ import annotations
+
+import ast
+
+from helpers.exercises.learner_code import code_of, learner_line
+
+
+def end_waited_early(pair, waited, early):
+    """(problem, hint) when time_till or time_since failed after the host had waited for the end
+    event only before it was recorded (``early``: events synchronized unrecorded; ``waited``:
+    those synchronized once recorded), ``pair`` = [start, end]; else None."""
+    if (len(pair) != 2 or not any(e is pair[1] for e in early)
+            or not getattr(pair[1], "recorded", False) or any(e is pair[1] for e in waited)):
+        return None
+    return ("end.synchronize() came before end.record(stream): the host waited on an event not "
+            "recorded yet, which returns at once, so when the time was read the copy, and end "
+            "after it, were still pending", "record end after the copy, then wait for it: "
+            "end.record(stream), then end.synchronize(), then read the time")
+
+
+def start_waited_for(pair, waited, err, drv):
+    """(problem, hint) when time_till or time_since failed (not for an unrecorded event: a
+    LogicError) after the host had waited for the start event and not for the end one, ``pair``
+    = [start, end], ``waited`` the events synchronized; else None."""
+    if (len(pair) != 2 or isinstance(err, drv.LogicError) or pair[0] is pair[1]
+            or not any(e is pair[0] for e in waited) or any(e is pair[1] for e in waited)):
+        return None
+    return ("the host waited for the start event (start.synchronize()), not for end: start is "
+            "reached before the copy even begins, so the copy, and end after it, may still run "
+            "when the time is read", "wait for the event after the copy before reading the "
+            "time: end.synchronize()")
+
+
+def _read(code, line):
+    """(the calls of ``code`` on an attribute, the time_till or time_since call on the learner's
+    ``line`` (``learner_line``'s), the name of the end event it reads), None for those unknown."""
+    calls = [n for n in ast.walk(code.tree)
+             if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute)] if code else []
+    read = next((n for n in calls if n.func.attr in ("time_till", "time_since") and n.args
+                 and line and code.number(n) == line[0]), None)
+    end = read and ast.unparse(read.args[0] if read.func.attr == "time_till" else read.func.value)
+    return calls, read, end
+
+
+def waited_after_the_read(fn, pair, waited, err):
+    """(problem, hint) when time_till or time_since failed (``err``) before the host waited for
+    the end event (``pair`` = [start, end]; ``waited``, the events synchronized) and ``fn``'s
+    code waits for that event on a later line: the wait and the read in the wrong order."""
+    code, line = code_of(fn), learner_line(err)
+    if len(pair) != 2 or any(e is pair[1] for e in waited) or not code or not line:
+        return None
+    calls, read, end = _read(code, line)
+    wait = read and next((n for n in calls if n.func.attr == "synchronize" and code.number(n)
+                          > line[0] and ast.unparse(n.func.value) == end), None)
+    if not wait:
+        return None
+    return (f"{end}.synchronize() (line {code.number(wait)}) comes after {code.text(read)} (line "
+            f"{line[0]}): the time was read before the host waited for {end}, while the copy was "
+            f"still on its way", f"wait first, then read the time: {end}.synchronize(), then "
+            f"{code.text(read)}")
+
+
+def queried_not_waited(fn, pair, waited, asked, err, drv):
+    """(problem, hint) when time_till or time_since failed (``err``, not for an unrecorded event:
+    a LogicError) after the host had asked whether the end event was reached, had no for an
+    answer (``asked``: each query()'s event and answer) and never waited for it (``waited``, the
+    events synchronized), ``pair`` = [start, end]: the query taken for a wait; else None."""
+    if (len(pair) != 2 or isinstance(err, drv.LogicError) or any(e is pair[1] for e in waited)
+            or not any(e is pair[1] and not said for e, said in asked)):
+        return None
+    code, line = code_of(fn), learner_line(err)
+    calls, read, end = _read(code, line)
+    end = end or "end"
+    query = next((n for n in calls if n.func.attr == "query" and ast.unparse(n.func.value) == end),
+                 None)
+    timed = ast.unparse(read) if read else f"start.time_till({end})"
+    return (f"{end}.query(){f' (line {code.number(query)})' if query else ''} only asks whether "
+            f"the GPU has reached {end} and returns at once (here with False): it does not wait, "
+            f"so when the time was read{f' (line {line[0]}, {code.text(read)})' if read else ''} "
+            f"the copy, and {end} after it, were still on their way",
+            f"wait with {end}.synchronize() before {timed}: query() is for a host that does "
+            f"other work meanwhile and asks again (while not {end}.query(): ...)")
