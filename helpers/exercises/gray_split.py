@@ -2,7 +2,9 @@
 kernels)`` converts a batch of RGB images to grey, device k a share, in ``contexts[k]`` with
 ``kernels[k]``, every device's kernel launched before any result is copied back. The kernels
 handed over record each launch and refuse one a GPU would refuse. The simulator shows the order
-(``function.LaunchOrder``); a GPU does not, and the verdict says so, as it does with one device."""
+(``function.LaunchOrder``), its kernels given the arrays' addresses, as PyCUDA's launch is, so
+that an array the function lets go of is freed at once, waiting for its kernel
+(``gray_split_order``); a GPU does not, and the verdict says so, as it does with one device."""
 
 from __future__ import annotations
 
@@ -19,6 +21,7 @@ from helpers.exercises.gray_split_models import (arrays_swapped, floored_shares,
                                                  returned_in_the_collecting_loop, rows_short,
                                                  shape_unpacked_swapped, stored_at_index,
                                                  width_in_bytes, wrong_type)
+from helpers.exercises.gray_split_order import freed_while_running, unheld
 from helpers.exercises.function import (LaunchOrder, Refused, check_function, context_mistakes,
                                         context_stack, copies_to_host, current_device,
                                         run_catching, stopped_at_empty)
@@ -49,10 +52,11 @@ the host had waited for and how many copies to the host had run when it was made
 and its grid and block."""
 
 
-def device_kernel(k, function, launches, order=None, reads=None):
+def device_kernel(k, function, launches, order=None, reads=None, freed=None):
     """``kernels[k]``, noting every launch in ``launches`` and refusing one that would fail (or
-    run past its share) on a GPU; with ``order`` (on the simulator), launched through it; with ``reads``, each get() of
-    its output noted there: (k, the device whose context was current)."""
+    run past its share) on a GPU; with ``order`` (on the simulator), launched through it, its
+    gpuarrays by their addresses (their freeing noted in ``freed``: ``unheld``); with ``reads``,
+    each get() of its output noted there: (k, the device whose context was current)."""
 
     def kernel(*args, **kwargs):
         from helpers.backend import drv
@@ -66,12 +70,14 @@ def device_kernel(k, function, launches, order=None, reads=None):
             raise Refused(_empty_grid(k, args))
         if told := width_in_bytes(k, args) or arrays_swapped(k, args):
             raise Refused(told)
-        launches.append(Launch(k, int(args[3]), *(order.seen(k) if order else ((), 0)), args,
+        passed, kept = unheld(k, args, launches, [] if freed is None else freed,
+                              lambda: order.seen(None)[0] if order else ())
+        launches.append(Launch(k, int(args[3]), *(order.seen(k) if order else ((), 0)), kept,
                                tuple(kwargs.get("grid", (1, 1))),
                                tuple(kwargs.get("block", (1, 1, 1)))))
         if reads is not None and hasattr(args[1], "get"):
             _note_reads(args[1], k, reads)
-        return order.launch(k, function, args, kwargs) if order else function(*args, **kwargs)
+        return order.launch(k, function, passed, kwargs) if order else function(*args, **kwargs)
 
     return kernel
 
@@ -177,11 +183,11 @@ def _mistakes(fn, contexts, functions, case):
     count, height, width = case
     images = np.random.default_rng(count * 1000 + width).integers(
         0, 256, (count, height, width, 3), dtype=np.uint8)
-    launches, reads, n = [], [], len(functions)
+    launches, reads, freed, n = [], [], [], len(functions)
     before = context_stack()
     with copies_to_host() as copied:
         order = None if copied is None else LaunchOrder(copied)
-        kernels = [device_kernel(k, function, launches, order, reads)
+        kernels = [device_kernel(k, function, launches, order, reads, freed)
                    for k, function in enumerate(functions)]
         raised, result = run_catching(
             lambda: fn(images.copy(), list(contexts), kernels), "replace the TODOs with your code",
@@ -214,7 +220,7 @@ def _mistakes(fn, contexts, functions, case):
         yield from stopped_at_empty([(k + 1) * count // n - k * count // n for k in range(n)],
                                     done, "image", "converted")
         yield from _wrong_launches(fn, launches, n, count, height, width)
-    yield from wrong or _took_turns(launches, copied or ())
+    yield from wrong or _took_turns(launches, copied or (), fn, freed)
 
 
 def _wrong_launches(fn, launches, n, count, height, width):
@@ -368,8 +374,9 @@ def _copied_from_another_context(copied):
             return
 
 
-def _took_turns(launches, copied):
-    """With the result right: did the host wait for a device's kernel before the next launch?"""
+def _took_turns(launches, copied, fn, freed):
+    """With the result right: did the host wait for a device's kernel before the next launch
+    (by copying its result back, by freeing an array of its (``freed``), or by a synchronize)?"""
     for j, launch in enumerate(launches):
         for i in launch.waited:
             start = next(earlier.copies for earlier in launches[:j] if earlier.device == i)
@@ -377,6 +384,8 @@ def _took_turns(launches, copied):
                 yield (f"the result is right, but device {i}'s result was copied back before "
                        f"device {launch.device}'s kernel was launched: the devices took turns",
                        TURNS_HINT)
+            elif told := freed_while_running(fn, launches, freed, j, i):
+                yield told
             else:
                 yield (f"the result is right, but your function waited for device {i}'s kernel "
                        f"to finish (a synchronize inside the loop waits for it) before it "

@@ -159,6 +159,7 @@ def _mistakes(fn, contexts, n):
     yield from split_sum_models.returned_in_the_collecting_loop(fn, float(result), x, calls, order)
     yield from split_sum_models.list_replaced(fn, float(result), x, calls, order)
     yield from split_sum_models.divided_by_the_devices(fn, float(result), x, calls, order)
+    yield from split_sum_models.whole_x_uploaded(fn, float(result), x, calls)
     yield from _wrong_sum(float(result), x, calls, lambda m: _shares_on(fn, contexts, m))
     yield from split_sum_models.k_left_over(fn, order)
     yield from _read_elsewhere(order)

@@ -15,8 +15,6 @@ def devices_from_len_x(fn, error, x, contexts):
     the loop for k in range(n) went past the devices, and contexts[k] raised IndexError. Read
     from fn's code (the assignment ``N = len(X)``, X its first parameter), the value of N in the
     frame that raised, and the line that raised (one that indexes its second parameter)."""
-    import ast
-
     line = learner_line(error) if isinstance(error, IndexError) else None
     if line is None or len(x) == len(contexts) or (code := code_of(fn)) is None:
         return
@@ -48,8 +46,6 @@ def devices_from_1(fn, error, contexts):
     and contexts[k] raised IndexError (device 0's share never summed). Read from fn's code (a
     for loop over range(1, ...) whose variable indexes the second parameter on the line that
     raised) and the variable's value in the frame that raised."""
-    import ast
-
     line = learner_line(error) if isinstance(error, IndexError) else None
     if line is None or (code := code_of(fn)) is None or (frame := _frame_of(error, fn)) is None:
         return
@@ -85,8 +81,6 @@ def unpacked_out_of_order(fn, error):
     """A loop over a list that unpacks its tuples with the names they were appended with, in
     another order (started.append((k, share, ...)), for share, k, partial in started:), where the
     function raised inside that loop (``error``'s line): read from fn's code, as ``uncalled``."""
-    import ast
-
     line = learner_line(error) if error is not None else None
     if (code := code_of(fn)) is None:
         return
@@ -176,12 +170,9 @@ def share_size_rounded(n, calls, probe):
            "// n, hi = (k + 1) * len(x) // n, the last ending at len(x)")
 
 
-
 def return_in_a_loop(fn):
     """(line, place, its text, the loop's first line) of the first return inside a for loop of
     fn's code, None where none."""
-    import ast
-
     if (code := code_of(fn)) is None:
         return None
     found = [(node, loop) for loop in ast.walk(code.tree) if isinstance(loop, ast.For)
@@ -255,8 +246,6 @@ def divided_by_the_devices(fn, got, x, calls, order):
     """The sum averaged, float(total) / n (or / len(x)): the shares right, every partial sum read,
     and the sum the right one divided, exactly, by the number of devices (or of elements); the
     statement of fn's code that divides (a /) named where there is one."""
-    import ast
-
     devices, n = len(calls), x.size
     want = float(x.sum(dtype=np.float64))
     bounds = [k * n // devices for k in range(devices + 1)]
@@ -392,3 +381,19 @@ def k_left_over(fn, order):
                f"{loop.iter.id}.append(({name}, {held})), and unpack it: for {name}, {kept} in "
                f"{loop.iter.id}:")
         return
+
+
+def whole_x_uploaded(fn, got, x, calls):
+    """Every device given all of x, to_gpu(x) (no slice): each summed len(x) elements (``calls``),
+    the sum n times x's; ``fn``'s line that uploads a name, not a slice, named where known."""
+    want, devices = float(x.sum(dtype=np.float64)), len(calls)
+    if devices < 2 or calls != [x.size] * devices or got != devices * want or got == want:
+        return
+    up = (code := code_of(fn)) and next((c for c in ast.walk(code.tree) if isinstance(c, ast.Call)
+                                         and ast.unparse(c.func).endswith("to_gpu") and c.args
+                                         and isinstance(c.args[0], ast.Name)), None)
+    said, name = (code.quoted(up), ast.unparse(up.args[0])) if up else ("to_gpu(x)", "x")
+    yield (f"every device was given all {x.size} elements of x, not its share: {said} uploads "
+           f"the whole array, so each device summed all of x, and the sum is {devices} times "
+           f"x's ({got:g}, expected {want:g})", "upload the device's share alone: "
+           f"gpuarray.to_gpu({name}[lo:hi]), with the lo and hi you computed")

@@ -34,11 +34,13 @@ from helpers.exercises import hidden as hidden_cases
 from helpers.exercises.function import (Refused, check_function, hold_streams, pointer_added,
                                         run_catching, source_first)
 from helpers.exercises.learner_code import told_uncalled
-from helpers.exercises.staging_upload_filling import Queued, filled_after_queued, not_staged
+from helpers.exercises.staging_upload_filling import (Queued, filled_after_queued, not_staged,
+                                                     noting_events)
 from helpers.exercises.staging_upload_models import (at_element_offsets, at_elements,
                                                     at_the_chunk_ends, at_the_start_of_d,
                                                     chunk_in_bytes, chunk_too_long, default_stream,
-                                                    end_without_lo, filled_whole,
+                                                    end_without_lo, event_before_its_copy,
+                                                    filled_whole,
                                                     last_at_its_length, max_for_min,
                                                     one_stream_waited, sliced_at_lo,
                                                     waited_for_both_each_chunk, waits_skipped)
@@ -110,6 +112,7 @@ class _Copies:
     def __init__(self, drv, d=None, fn=None):
         self._drv, self.sources, self.log, self.d, self.places = drv, [], [], d, []
         self.queued, self.check = Queued(), source_first(fn, drv) if fn else None
+        self.Event = noting_events(drv, self.log, self.queued)
 
     def __getattr__(self, name):
         return getattr(self._drv, name)
@@ -305,7 +308,7 @@ def _seen(fn, n, chunk, drv, catch):  # _mistakes's, as the run shows them
         yield from end_without_lo(seen.slices, copies.places, got, h, chunk, learner_s)
         yield from sliced_at_lo(copies.places, got, h, chunk)
         yield from last_at_its_length(copies.places, n, chunk)
-        yield from _wrong_chunks(got, h, chunk, copies.log)
+        yield from _wrong_chunks(got, h, chunk, copies.log, learner_s)
 
 
 def _not_overlapped(log, fn):
@@ -330,7 +333,7 @@ def _not_overlapped(log, fn):
             return
 
 
-def _wrong_chunks(got, h, chunk, log):
+def _wrong_chunks(got, h, chunk, log, fn):
     """With d wrong: chunks left out or cut short, copies that carried another filling of their
     buffer (every one, or those whose wait ``log`` shows skipped), offsets in elements; else the
     first chunk that differs."""
@@ -349,6 +352,7 @@ def _wrong_chunks(got, h, chunk, log):
             yield (f"the last chunk (elements {bounds[-1][0]:,} to {n - 1:,}, shorter than the "
                    "others) was never copied", "for lo in range(0, n, chunk): the last chunk is "
                    "whatever is left, min(n, lo + chunk)")
+    yield from filter(None, [event_before_its_copy(log, fn)])
     last, stale = [np.zeros(chunk, np.float32) for _ in range(2)], np.empty_like(h)
     for c, (lo, hi) in enumerate(bounds):  # the buffers as the last chunks filled them
         last[c % 2][:hi - lo] = h[lo:hi]

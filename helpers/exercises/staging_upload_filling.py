@@ -1,6 +1,7 @@
 """How the learner's function of notebook 05's double-buffering exercise fills its staging
 buffers, for ``helpers.exercises.staging_upload``: each asynchronous copy's source as the host
-queued it (``Queued``), a buffer filled after its copy was queued (``filled_after_queued``), and,
+queued it (``Queued``), the learner's events as the host records and waits for them
+(``noting_events``), a buffer filled after its copy was queued (``filled_after_queued``), and,
 with d right, copies that did not go through the staging buffers (``not_staged``), a name that
 held a buffer rebound to a slice of h among them (``rebound_to_h``)."""
 
@@ -32,6 +33,26 @@ class Queued:
         for copy in self.copies:
             if copy[1] is not None and copy[2] is None:
                 copy[2] = np.array(copy[0], copy=True)
+
+
+def noting_events(driver, log, queued):
+    """``driver``'s Event class, its records (``("record", the event)``, the stream noted as
+    the event's ``stream``) and its waits (``("event wait", the event)``) going into ``log``, a
+    wait noting what the queued copies' sources hold (``queued.settle``)."""
+    class Event(driver.Event):
+        def record(self, stream=None):
+            self.stream = stream
+            log.append(("record", self))
+            super().record(stream)
+            return self
+
+        def synchronize(self):
+            log.append(("event wait", self))
+            queued.settle()
+            super().synchronize()
+            return self
+
+    return Event
 
 
 def filled_after_queued(queued, places, h, chunk, staging, fn):

@@ -335,3 +335,31 @@ def end_without_lo(slices, places, got, h, chunk, fn):
            f"were copied, so elements {chunk:,} to {n - 1:,} of d were never written (they still "
            "hold the NaN d was filled with)",
            "a chunk ends chunk elements past its start, lo: hi = min(n, lo + chunk)")
+
+
+def event_before_its_copy(log, fn):
+    """(problem, hint) where the host waited for an event (``log``: ``_Copies``'s) recorded on a
+    stream before a copy it then queued there: the wait passes before that copy has run, so the
+    copy's staging buffer may be filled again under it. The lines of ``fn``'s code that record
+    the event and queue the copy named where known, the record first; else None."""
+    for w, (what, event) in enumerate(log):
+        r = next((k for k in range(w - 1, -1, -1) if log[k] == ("record", event)), None)
+        if what == "event wait" and r is not None and any(
+                step == "copy" and s is event.stream for step, s in log[r + 1:w]):
+            break
+    else:
+        return None
+    lines = "the event is recorded before the copy is queued"
+    if (code := code_of(fn)) is not None:
+        calls = [n for n in ast.walk(code.tree) if isinstance(n, ast.Call)]
+        record = next((n for n in calls if getattr(n.func, "attr", "") == "record"), None)
+        copy = next((n for n in calls if getattr(n.func, "attr", "") == "memcpy_htod_async"), None)
+        if record and copy and record.lineno < copy.lineno:
+            lines = (f"{code.quoted(record)} records the event before line {code.number(copy)} "
+                     f"({code.text(copy)}) queues the copy")
+    return (f"the host waited for an event before refilling a staging buffer, but {lines}: an "
+            "event marks the point of its stream where it was recorded, here before the copy "
+            "out of the buffer, so its synchronize() returned while that copy was still pending, "
+            "and the buffer was filled again under it", "record the buffer's event after queuing "
+            "its copy: drv.memcpy_htod_async(int(d) + lo * 4, buf[:hi - lo], s), then "
+            "drv.Event().record(s) (or wait for the stream itself: s.synchronize())")

@@ -49,6 +49,13 @@ WRONG = {
                               "each share but the last reached one element into the next: device "
                               "0's share was x[0:501], where it is x[0:500]",
                               "a slice's end is not included: x[lo:hi] stops at x[hi - 1]"),
+    # blind audit AG (was 'the shares hold 2002 elements for 1001: some were summed twice ...
+    # Hint: device k's share is x[lo:hi], ...'): the slice left out of the upload, to_gpu(x), so
+    # every device summed all of x
+    "whole_x_uploaded": ([("share = gpuarray.to_gpu(x[lo:hi])", "share = gpuarray.to_gpu(x)")],
+                         "every device was given all 1001 elements of x, not its share: line 21 "
+                         "of your cell (share = gpuarray.to_gpu(x)) uploads the whole array",
+                         "upload the device's share alone: gpuarray.to_gpu(x[lo:hi])"),
     "tail_left_out": ([(BOUNDS, "lo, hi = k * (len(x) // n), (k + 1) * (len(x) // n)")],
                       "were in no share", "none left out"),
     # blind audit TDB-split_sum-1: each share len(x) // n long from its start (was '1 of the 1001
@@ -256,7 +263,8 @@ SPLIT_MISTAKES = {"device_0_alone", "tail_left_out", "shares_overlap", "outside_
                   "sliced_to_hi_plus_one", "every_share_to_sums_0", "n_from_len_x",
                   "return_inside_the_collecting_loop", "divided_by_the_devices",
                   "share_uploaded_outside_the_context", "started_reassigned_not_appended",
-                  "started_indexed_by_device", "k_left_over_from_the_launch_loop"}
+                  "started_indexed_by_device", "k_left_over_from_the_launch_loop",
+                  "whole_x_uploaded"}
 """Mistakes in how the work is split between devices: with one device there is nothing to split
 (the H200 run passed them all, and its verdict says to check on the simulator's two devices)."""
 

@@ -299,6 +299,18 @@ WRONG = {
                      "a queued copy may run at once"),
          "hint": ("fill the buffer first, then queue its copy: buf[:hi - lo] = h[lo:hi], then "
                   + COPY)}),
+    # blind audit AG (was 'each chunk holds the data of the chunk two after it: its buffer was
+    # filled again before the wait for its copy (fill, then wait) ...', where it waited first):
+    # the buffer's event recorded before its copy was queued, so waiting for it does not wait
+    # for the copy
+    "event_recorded_before_its_copy": (
+        right_but(("    n, chunk", "    free = [None, None]\n    n, chunk"),
+                  (WAIT, "        if free[c % 2] is not None:\n            free[c % 2]"
+                         ".synchronize()\n        buf"),
+                  (COPY, "free[c % 2] = drv.Event().record(s)\n        " + COPY)),
+        {"problem": ("line 12 of your cell (free[c % 2] = drv.Event().record(s)) records the "
+                     "event before line 13 (" + COPY + ") queues the copy"),
+         "hint": "record the buffer's event after queuing its copy"}),
     "final_wait_without_parentheses": (right_but((FINAL, "    for s in streams:\n"
                                                          "        s.synchronize\n")),
                                        {"problem": "s.synchronize at line 12 of your cell names "
@@ -306,7 +318,7 @@ WRONG = {
                                         "hint": "call it: s.synchronize()"}),
 }
 RACES = {"no_wait_before_refilling", "one_staging_buffer_for_both_streams", "filled_then_waited",
-         "wait_skipped_for_chunk_2", "wait_without_parentheses"}
+         "wait_skipped_for_chunk_2", "wait_without_parentheses", "event_recorded_before_its_copy"}
 """Mistakes that a GPU shows only when a copy is still pending as its buffer is refilled (the
 H200, 2026-12-02, run alone: neither showed), and the simulator's run then names: under
 pytest-xdist the other workers' kernels change when the copies run, and what the GPU's run shows,
