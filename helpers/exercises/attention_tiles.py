@@ -216,7 +216,7 @@ def _walks(n, q, k, v, kernels):
     yield from _rescales((q, k, v), _against_the_old_max(kernels))
     yield ((q, k, v), dict(update_m=False), "o is the value of the last key: m was never set to "
            "m_new, so each key's rescale exp(m - m_new) was 0", "after l and acc: m = m_new")
-    yield from models.scales((q, k, v))
+    yield from models.scales((q, k, v), kernels)
     yield ((q, k, v), dict(divide=False), "o is acc, not acc / l: the sum of the weights was not "
            "divided out", "write acc[c] / l")
     yield from _divided_by_the_max((q, k, v))

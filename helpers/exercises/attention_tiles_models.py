@@ -167,9 +167,47 @@ def masked_by_the_staged_key(n, inputs, last):
            "the keys the tile holds: keys = min(TILE, n - tile * TILE), then jj < keys")
 
 
-def scales(inputs):
+def _scalings(words):
+    """The statements of the kernel's ``words`` that multiply by 1 / sqrt(HEAD_DIM): by rsqrtf
+    or by a name set from it (or from 1 / sqrtf) alone, each as "target op ... * factor"."""
+    factors = set()
+    for i in range(1, len(words) - 1):
+        rhs = words[i + 1:next((e for e in range(i + 1, len(words)) if words[e] in ";,"),
+                               len(words))]
+        if words[i] == "=" and words[i - 1].isidentifier() and words[i - 1] not in rhs and \
+                ("rsqrtf" in rhs or "sqrtf" in rhs and "/" in rhs):
+            factors.add(words[i - 1])
+    places = []
+    for j, word in enumerate(words):
+        if word not in factors | {"rsqrtf"} or (words[j - 1] not in ("*", "*=")
+                                                 and words[j + 1:j + 2] != ["*"]):
+            continue
+        op = max((i for i in range(j) if words[i] in ("=", "*=", "+=")), default=None)
+        if op is None:
+            continue
+        start, depth = op - 1, 0
+        while words[start] == "]" or depth:
+            depth += {"]": 1, "[": -1}.get(words[start], 0)
+            start -= 1
+        factor = word if word in factors else "rsqrtf(HEAD_DIM)"
+        target = "".join(words[start:op])
+        places.append(f"{target} *= {factor}" if op == j - 1 and words[op] == "*=" else
+                      f"{target} {words[op]} ... * {factor}")
+    return places
+
+
+def scales(inputs, kernels):
     """(inputs, walk's keywords, problem, hint) of the scores' scale other than 1 / sqrt(HEAD_DIM):
-    none, 1 / HEAD_DIM, 1 / sqrt(TILE), sqrt(HEAD_DIM) (q divided by rsqrtf's result), 0."""
+    1 / sqrt(HEAD_DIM) applied twice (in the kernel's words), none, 1 / HEAD_DIM, 1 / sqrt(TILE),
+    sqrt(HEAD_DIM) (q divided by rsqrtf's result), 0."""
+    from helpers.exercises.microscope import body_words
+
+    places = _scalings(body_words(kernels))
+    if len(places) >= 2:
+        yield (inputs, dict(scale=1 / D), "the scores were scaled twice by 1 / sqrt(HEAD_DIM), "
+               f"which makes 1 / HEAD_DIM: once by {places[0]} and again by {places[1]}",
+               "scale once, either q as it is loaded or each score, not both: keep "
+               f"{places[0]} and drop {places[1]} (or the other way round)")
     for scale, name in ((1.0, "not scaled by 1 / sqrt(HEAD_DIM)"), (1 / D, "scaled by 1 / HEAD_DIM, "
                         "not 1 / sqrt(HEAD_DIM)"), (TILE ** -0.5, "scaled by 1 / sqrt(TILE), not "
                         "1 / sqrt(HEAD_DIM)")):

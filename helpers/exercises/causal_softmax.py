@@ -21,7 +21,8 @@ from helpers.exercises.causal_softmax_models import (
     unwritten_parts, visible, write_without_max)
 from helpers.exercises.causal_softmax_rows import (lanes_alike, written_past_the_last_row,
                                                    refine, rows_misread, sum_before_the_max,
-                                                   sum_maxed, sum_shuffles_cut_short,
+                                                   sum_maxed, sum_of_exp_less_max,
+                                                   sum_shuffles_cut_short,
                                                    sum_shuffles_started_late, sum_stepped_by_one)
 from helpers.exercises.common import Input, Output
 from helpers.exercises.hidden import awkward, pick
@@ -85,6 +86,7 @@ def _sum_slips(x, got, kernels):
         yield ("y is exp(x - m), never divided by the sum",
                "y = exp(x - m) / sum where c <= last: the sum is there to make each row add up to 1")
     yield from sum_without_max(x, got)
+    yield from sum_of_exp_less_max(x, got)
     if _near(got, np.where(own, 0, softmax(x))):
         yield ("each row's column last came out 0, the others right: the write's test is c < last",
                "a row sees its own column: y = exp(x - m) / sum where c <= last")

@@ -226,6 +226,31 @@ def sum_stepped_by_one(x, got):
            "max's: for (int c = lane; c <= last; c += 32)")
 
 
+def sum_of_exp_less_max(x, got):
+    """The sum's parenthesis closed before - m, sum += __expf(x) - m: each visible column adds
+    exp(x) - m (float32: inf where the scores pass about 88, so that row comes out 0), while the
+    write divides exp(x - m) by it."""
+    from helpers.exercises.causal_softmax_models import _exps
+
+    seen, e = visible(*x.shape), _exps(x)
+    m = np.where(seen, x.astype(np.float64), -np.inf).max(axis=1, keepdims=True)
+    with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+        terms = np.exp(x.astype(np.float32)).astype(np.float64) - m
+        total = np.where(seen, terms, 0).sum(axis=1, keepdims=True)
+        model = (e / total).astype(np.float16).astype(np.float64)
+    finite = np.flatnonzero(np.isfinite(total[:, 0]) & ~np.isclose(model.sum(axis=1), 1, 1e-2))
+    if not finite.size or not np.allclose(got, model, 4e-3, 1e-4, equal_nan=True):
+        return
+    r = int(finite[0])
+    yield (f"the sum subtracted the max after the exponential: sum += __expf(x) - m adds exp(x) - "
+           f"m for each visible column, not exp(x - m) (row {r}: the sum came out "
+           f"{total[r, 0]:.4g} where the sum of exp(x - m) is {e[r].sum():.4g}, and the row adds "
+           f"up to {np.nansum(got[r]):.4g}, not 1); where the scores are about 100, exp(x) "
+           "overflows a float, the sum is inf and the row comes out 0",
+           "subtract inside the exponential, as the write does: sum += "
+           "__expf(__half2float(in[c]) - m)")
+
+
 def lanes_alike(x, got, unwritten, block):
     """Every lane of a warp given the same lane number L (threadIdx.x & 32: 0 or 32; or
     threadIdx.x / 32, the warp's number): each row's written columns are L, L + 32, ... alone,

@@ -24,6 +24,7 @@ from helpers.exercises.online_softmax_models import (block_not_times_warps, firs
                                                      max_not_kept, missing_offset,
                                                      outputs_swapped, pairs, rescales,
                                                      row_0_everywhere, row_from_the_lane,
+                                                     shuffled_from_lane_offset,
                                                      stored_at_the_block)
 
 # (rows, cols, threads a block)
@@ -232,6 +233,7 @@ def _mistakes(case, run):
         yield from outputs_swapped(m, sums, want_m, want_l)
         yield from row_0_everywhere(m, sums, want_m, want_l)
         yield from missing_offset(x, m, sums, want_m, want_l)
+        yield from shuffled_from_lane_offset(x, m, sums, want_m, want_l)
         yield from _steps_by_the_block(case, x, m, sums)
         yield from _one_past_the_row(x, m, sums)
         yield from max_from_the_lane_s_value(x, m, sums)

@@ -13,8 +13,15 @@ OWN_RESCALED = (True, "own max", "swapped", "wrong way", "own only", "partner ma
 """The merges of ``pairs`` that rescale the lane's own sum by exp(m - m_new) (or its mistake)."""
 
 
+def _partner(offset, xor):
+    """Each lane's partner at ``offset``: lane ^ offset (the lane itself where that is past the
+    warp), or with ``xor`` false lane ``offset`` itself for every lane, as __shfl_sync reads."""
+    lanes = np.arange(32)
+    return np.where(lanes ^ offset < 32, lanes ^ offset, lanes) if xor else np.full(32, offset)
+
+
 def pairs(x, loop=True, merge=True, fresh=True, m2_from="m", offsets=(16, 8, 4, 2, 1), grown=True,
-          l2_from="l", base2=False, merged=np.maximum):
+          l2_from="l", base2=False, merged=np.maximum, xor=True):
     """(m, l) of each row as the kernel computes them, in float64; ``loop`` and ``merge``: whether
     the running sum and the merged sums are rescaled to the new max (``loop="value"``: by
     exp(m - v), against the value; ``loop="ratio"``: by m / m_new, linearly; ``loop="term"``:
@@ -32,7 +39,7 @@ def pairs(x, loop=True, merge=True, fresh=True, m2_from="m", offsets=(16, 8, 4, 
     sum); ``l2_from``: what the partner's sum is shuffled from ("m": its max); ``offsets``: the butterfly's (a lane whose partner is past the warp gets its own
     value back); ``grown``: whether a value that raises the max adds its exp (1) too;
     ``merge="own only"``: the lane's own sum rescaled, the partner's added as it is; ``merge=
-    "no parentheses"``: m == -INF ? 0 : (l * e + m2 == -INF ? 0 : l2 * e2), C's parse; ``merge="late"``: l2 shuffled after the partner rescaled its sum to m_new, so rescaled twice; ``base2``: where the exps are 2 to the power ("loop", "merge" or "both"), as exp2f takes; ``merged``: the merge's max (np.minimum: fminf)."""
+    "no parentheses"``: m == -INF ? 0 : (l * e + m2 == -INF ? 0 : l2 * e2), C's parse; ``merge="late"``: l2 shuffled after the partner rescaled its sum to m_new, so rescaled twice; ``base2``: where the exps are 2 to the power ("loop", "merge" or "both"), as exp2f takes; ``merged``: the merge's max (np.minimum: fminf); ``xor``: whether the partner is lane ^ offset (else lane offset itself, as __shfl_sync reads it)."""
     x = x.astype(np.float64)
     loop_exp, merge_exp = (np.exp2 if base2 in (part, "both") else np.exp for part in ("loop", "merge"))
     ms, ls = np.full((x.shape[0], 32), -np.inf), np.zeros((x.shape[0], 32))
@@ -53,7 +60,7 @@ def pairs(x, loop=True, merge=True, fresh=True, m2_from="m", offsets=(16, 8, 4, 
             ls[:, lane] = (ls[:, lane] + term) * scale if loop == "after" else ls[:, lane] * scale + term
         ms[:, lane] = new
     for offset in offsets:
-        partner = np.where(np.arange(32) ^ offset < 32, np.arange(32) ^ offset, np.arange(32))
+        partner = _partner(offset, xor)
         m2 = (ls if m2_from == "l" else ms)[:, partner]
         l2 = (ms if l2_from == "m" else ls)[:, partner]
         new = merged(ms, m2)
@@ -127,6 +134,29 @@ def missing_offset(x, m, sums, want_m, want_l):
                "the butterfly takes the five offsets 16, 8, 4, 2, 1: counting down, start at "
                "16, for (int offset = 16; offset > 0; offset /= 2); counting up, offset <= 16, "
                "for (int offset = 1; offset <= 16; offset *= 2)")
+
+
+def shuffled_from_lane_offset(x, m, sums, want_m, want_l):
+    """The butterfly's shuffles written __shfl_sync(mask, v, offset), not __shfl_xor_sync: every
+    lane reads lane ``offset`` itself, so lane 0 merges lanes 0 and the offsets alone, the later
+    offsets' lanes more than once. Yields (problem, hint)."""
+    model_m, model_l = pairs(x, xor=False)
+    if np.allclose(model_m, want_m) and np.allclose(model_l, want_l, rtol=1e-3) or \
+            not np.allclose(m, model_m) or not np.allclose(sums, model_l, rtol=1e-3):
+        return
+    times = np.eye(32, dtype=int)
+    for offset in OFFSETS:
+        times = times + times[offset]
+    met = np.flatnonzero(times[0])
+    off = ~np.isclose(m, want_m)
+    r = int(np.argmax(off if off.any() else ~np.isclose(sums, want_l, rtol=1e-3)))
+    yield (f"the butterfly's shuffles were __shfl_sync(0xffffffffu, m, offset), which hands every "
+           f"lane the value of lane offset itself, the same lane for all, not of its partner "
+           f"lane ^ offset: lane 0 merged only lanes {', '.join(map(str, met))} (lane 16's pair counted "
+           f"{times[0][16]} times), never the rest: row {r} got row_max = {m[r]:.6g}, row_sum = "
+           f"{sums[r]:.6g}, expected {want_m[r]:.6g}, {want_l[r]:.6g}",
+           "the butterfly's partner is lane ^ offset: float m2 = __shfl_xor_sync(0xffffffffu, "
+           "m, offset), and l2 = __shfl_xor_sync(0xffffffffu, l, offset)")
 
 
 def first_warps_alone(case, m_out, l_out, wants):

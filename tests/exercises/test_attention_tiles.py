@@ -187,6 +187,13 @@ WRONG = [
                                                 "__half2float(q[(size_t)i * HEAD_DIM + c]) / scale")),
      ["the scores were 64 times too large", "multiplied by sqrt(HEAD_DIM) = 8",
       "rsqrtf(x) is 1 / sqrt(x)", "qi[c] = __half2float(q[(size_t)i * HEAD_DIM + c]) * scale"]),
+    # blind audit AG (was 'the scores were scaled by 1 / HEAD_DIM, not 1 / sqrt(HEAD_DIM) ...
+    # Hint: multiply q (or each score) by rsqrtf(HEAD_DIM)', which it did, twice): q scaled as it
+    # is loaded and each score again, s *= scale
+    ("scaled_twice", variant(KERNEL, ("                s += qi[c] * Ks[jj][c];\n",
+                                      "                s += qi[c] * Ks[jj][c];\n            s *= scale;\n")),
+     ["the scores were scaled twice", "qi[c] = ... * scale", "s *= scale",
+      "Hint: scale once"]),
     ("scale_one_over_d", variant(KERNEL, ("rsqrtf((float)HEAD_DIM);", "1.0f / HEAD_DIM;")),
      ["scaled by 1 / HEAD_DIM, not 1 / sqrt(HEAD_DIM)", "rsqrtf(HEAD_DIM)"]),
     ("scale_of_the_tile", variant(KERNEL, ("rsqrtf((float)HEAD_DIM);", "rsqrtf((float)TILE);")),

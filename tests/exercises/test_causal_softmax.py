@@ -278,6 +278,13 @@ WRONG = [
                       "    float m = __half2float(in[lane]);   // start from the lane's first column\n")),
      ["each lane's max started at in[lane], its first column", "lane > last",
       "start the max at -INFINITY: float m = -INFINITY"]),
+    # blind audit AG (was 'the rows do not add up to 1: the sum of exp(x - m) is not the whole
+    # row's'): the sum's parenthesis closed before - m, sum += exp(x) - m
+    ("sum_subtracts_the_max_after_the_exp",
+     variant(KERNEL, ("sum += __expf(__half2float(in[c]) - m);",
+                      "sum += __expf(__half2float(in[c])) - m;")),
+     ["the sum subtracted the max after the exponential", "exp(x) - m",
+      "sum += __expf(__half2float(in[c]) - m)"]),
     # blind audit TWA-causal_softmax-1: the sum's loop stepped by c++, not c += 32 (was 'the rows
     # do not add up to 1: the sum of exp(x - m) is not the whole row's ... Hint: each lane adds
     # its columns' exp(x - m), then sum = warp_sum(sum) for all 32', silent on the step)

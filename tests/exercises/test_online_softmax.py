@@ -90,6 +90,16 @@ WRONG = [
       "lanes 16 to 31 (c % 32 >= 16), half the warp's, never met its pair",
       "Hint: the butterfly takes the five offsets 16, 8, 4, 2, 1",
       "counting up, offset <= 16"]),
+    # blind audit AG (was 'row_max[1] = 6.50391, the max of only some of its columns ... Hint:
+    # ... the butterfly (offsets 16, 8, 4, 2, 1) merges all 32 lanes' maxes', which it has): the
+    # butterfly's shuffles with __shfl_sync, every lane reading lane `offset` itself
+    ("butterfly_with_shfl_sync", variant(KERNEL, ("__shfl_xor_sync(0xffffffffu, m, offset)",
+                                                  "__shfl_sync(0xffffffffu, m, offset)"),
+                                         ("__shfl_xor_sync(0xffffffffu, l, offset)",
+                                          "__shfl_sync(0xffffffffu, l, offset)")),
+     ["the butterfly's shuffles were __shfl_sync", "lane 0 merged only lanes 0, 1, 2, 4, 8, 16",
+      "Hint: the butterfly's partner is lane ^ offset",
+      "__shfl_xor_sync(0xffffffffu, m, offset)"]),
     ("loop_not_rescaled", variant(KERNEL, (LOOP, "        l = l + __expf(v - m_new);\n")),
      ["the running sum was not rescaled", "l = l * exp(m - m_new) + exp(v - m_new)"]),
     # blind audit K6: the new term not shifted, + exp(v) (was 'row_sum[0] = inf, expected 4.63908'
