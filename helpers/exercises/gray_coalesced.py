@@ -25,6 +25,7 @@ from helpers.exercises.gray_coalesced_models import (blocks_of, bracket_slip, by
                                                      one_weight_off, pixel_stride_left_out,
                                                      plain_average, planes_read,
                                                      read_before_the_guard, row_by_height)
+from helpers.exercises.gray_coalesced_order import index_by_columns
 from helpers.exercises.hidden import awkward, pick
 from helpers.exercises.kernel import KernelExercise, Launch
 from helpers.exercises import microscope
@@ -351,7 +352,10 @@ def _each_side(missing, n, width, height):
 
 
 def _fast(kernels):
-    """What keeps a right kernel from FAST: on a GPU its bandwidth, on the simulator its trace."""
+    """What keeps a right kernel from FAST: on a GPU its bandwidth, on the simulator its trace;
+    an index written column by column named from the trace (``index_by_columns``)."""
+    why, hint = index_by_columns(kernels, _launch(TRACED), *TRACED[:2]) or (
+        "its threads' pixels are far apart", ROW_HINT)
     if speed.on_gpu():
         kernel = kernels.device
         from helpers.backend import gpuarray
@@ -361,14 +365,14 @@ def _fast(kernels):
         gray, grid = gpuarray.empty(BIG, np.uint8), _grid((width, height, 256))
         return (yield from speed.bandwidth(
             lambda: kernel(rgb, gray, n(width), n(height), block=(256, 1, 1), grid=grid),
-            4 * height * width, TARGET, ROW_HINT, f"3 bytes read and 1 written a pixel, on a "
+            4 * height * width, TARGET, hint, f"3 bytes read and 1 written a pixel, on a "
             f"{width} x {height} image"))
     stats = traced(kernels, _launch(TRACED))
     loads, stores = stats.global_ld.sectors_per_request, stats.global_st.sectors_per_request
     figures = f"a warp's loads touch {loads:.1f} sectors a request and its stores {stores:.1f}"
     if max(loads, stores) > MAX_SECTORS:
         yield (f"on the simulator {figures}, where a warp along a row touches 3 or 4 and 1 or 2: "
-               "its threads' pixels are far apart", ROW_HINT)
+               f"{why}", hint)
     return f"on the simulator {figures}"
 
 

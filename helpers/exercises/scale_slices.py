@@ -125,9 +125,9 @@ def _flat_guard_mistakes(case, run):
 
 def _z_step_mistakes(case, written):
     """z stepping by blockDim.x, blockDim.y or gridDim.z (the number of blocks, not their depth)
-    from one block to the next, or z = threadIdx.z * blockDim.z + blockIdx.z (the block's and the
-    thread's roles swapped): whole slices written, the ones such a z reaches; then x's and y's
-    steps (``_xy_step_mistakes``)."""
+    from one block to the next, z = blockIdx.z * blockDim.z * threadIdx.z (* where + belongs), or
+    z = threadIdx.z * blockDim.z + blockIdx.z (the block's and the thread's roles swapped): whole
+    slices written, the ones such a z reaches; then x's and y's steps (``_xy_step_mistakes``)."""
     _, _, nz, block = case
     blocks, depth = np.arange(_grid(case)[2]), np.arange(block[2])
     for reached, why in (
@@ -138,6 +138,9 @@ def _z_step_mistakes(case, written):
             (blocks, f"z = blockIdx.z picks one slice a block, so the threads of a block, "
              f"{block[2]} deep, all stored into its one slice (threadIdx.z and blockDim.z left "
              "out), and only as many slices as the grid has blocks in z were reached"),
+            (np.multiply.outer(blocks * block[2], depth), "z = blockIdx.z * blockDim.z * "
+             "threadIdx.z multiplies by the thread's place in its block where it is added: every "
+             "thread with threadIdx.z = 0 got z = 0, and the slices between were never reached"),
             (np.add.outer(depth * block[2], blocks), "z = threadIdx.z * blockDim.z + blockIdx.z "
              "swaps the roles of block and thread: the thread's place in its block stepped by "
              "whole blocks, and the block's number picked the slice within one")):

@@ -267,7 +267,11 @@ RIGHT = {
                           "rgb[3 * t + 2]);\n")],
 }
 # Right but slow: the warps walk down the columns (the stub's choice, guarded)
-SLOW = {"down_the_columns": [(X, "int x = t / height;"), (Y, "int y = t % height;")]}
+SLOW = {"down_the_columns": [(X, "int x = t / height;"), (Y, "int y = t % height;")],
+        # blind audit AG (was '... not yet FAST: ... its threads' pixels are far apart. Hint:
+        # take pixel t ...: x = t % width, y = t / width', the split the kernel has): the split
+        # along the row, but the pixel's index written column by column
+        "index_by_columns": [("int i = y * width + x;", "int i = x * height + y;")]}
 HELPER = re.compile(r"\bbt601_gray\b")
 
 
@@ -330,6 +334,13 @@ def test_a_right_kernel_whose_warps_are_not_along_a_row_passes_but_is_not_fast(n
         assert "sectors a request" in verdict.slow, out
     else:
         assert "where FAST takes 20%" in verdict.slow, out
+
+
+def test_an_index_written_column_by_column_is_named_in_the_note(kernels, capsys):
+    verdict, out = run_checker(kernels["index_by_columns"], capsys)
+    assert "pixel (x, y) of a row-major image is i = y * width + x" in verdict.hint, out
+    if BACKEND == "simulator":
+        assert "but i = x * height + y lays the image out column by column" in verdict.slow, out
 
 
 def test_channels_as_char_are_named_from_a_gpus_output():

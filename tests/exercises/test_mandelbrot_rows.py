@@ -68,6 +68,10 @@ WRONG = {
     "escape_at_2": ([("if (re2 + im2 > 4.0f)", "if (re2 + im2 > 2.0f)")],
                     "the points escape too early: the escape test re2 + im2 > 2.0f stops the "
                     "loop once |z|^2 passes 2"),
+    # blind audit AG (was 'PASS: the Mandelbrot image matches NumPy's ...', no pixel of the
+    # images lands on |z|^2 = 4 exactly): >= where > belongs in the escape test
+    "stops_at_4": ([("if (re2 + im2 > 4.0f)", "if (re2 + im2 >= 4.0f)")],
+                   "the points whose |z|^2 lands on 4 exactly stopped there"),
     # blind audit AF (was 'every row of iters holds the right values of row 0 ... Hint: compare
     # each index the kernel reads and stores'): c_im from blockIdx.y, 0 in a grid of (height, 1)
     "c_im_of_block_y": ([("float c_im = y_min + y * dy;", "float c_im = y_min + blockIdx.y * dy;")],
@@ -261,6 +265,7 @@ HINTS = {"counted_from_1": "start n at 0: int n = 0;", "counted_before_the_test"
          "im2_added": "the real part of z*z is z_re^2 - z_im^2: z_re = re2 - im2 + c_re",
          "c_re_subtracted": "add c's real part, + c_re: z_re = re2 - im2 + c_re",
          "escape_at_2": "|z| > 2 is |z|^2 > 4: break once re2 + im2 > 4.0f",
+         "stops_at_4": "break at re2 + im2 > 4.0f (not >=)",
          "im2_mixed": "square each part: float re2 = z_re * z_re, im2 = z_im * z_im;",
          "c_im_of_the_column": "c_im = y_min + y * dy, with the block's row y",
          "c_im_of_block_y": "c_im = y_min + y * dy, with y = blockIdx.x, the block's row",

@@ -48,6 +48,12 @@ WRONG = {
     "z_block_and_thread_swapped": ([(Z, "int z = threadIdx.z * blockDim.z + blockIdx.z;")],
                                    "only slices z = 0, 1, 4, 5 were written: z = threadIdx.z * "
                                    "blockDim.z + blockIdx.z swaps the roles of block and thread"),
+    # blind audit AG (was '182 of 455 elements were never written ... Hint: element (x, y, z)
+    # is at (z * ny + y) * nx + x', the index being right): z's + written as *
+    "z_times_the_thread": ([(Z, "int z = blockIdx.z * blockDim.z * threadIdx.z;")],
+                           "only slices z = 0, 2, 4 were written: z = blockIdx.z * blockDim.z * "
+                           "threadIdx.z multiplies", "Hint: z = blockIdx.z * blockDim.z + "
+                           "threadIdx.z"),
     "z_from_thread_x": ([(Z, "int z = blockIdx.z * blockDim.z + threadIdx.x;")],
                         "z takes threadIdx.x where threadIdx.z belongs"),
     "z_from_thread_y": ([(Z, "int z = blockIdx.z * blockDim.z + threadIdx.y;")],
