@@ -14,8 +14,9 @@ import numpy as np
 from helpers.exercises import flat_split, near, speed
 from helpers.exercises.box_blur_loads import (clamped_before_offset, clamped_short, diagonal,
                                               flat_clamped, halo_on_one_side, late_start,
-                                              not_shared, origin_shifted, steps_by_the_tile,
-                                              stored_at_own_slot, tile_races, tile_steps, tiled)
+                                              not_shared, origin_shifted, sides_swapped,
+                                              steps_by_the_tile, stored_at_own_slot, tile_races,
+                                              tile_steps, tiled)
 from helpers.exercises.common import Input, Output, close
 from helpers.exercises.coverage import (Grid, Words, column_guard_only, never_written,
                                         past_the_end, reached)
@@ -67,6 +68,7 @@ def _refine(failure):
                "dx run from 0 to 2 * RADIUS")
     yield from _radius_twice(failure)
     yield from halo_on_one_side(failure, BLOCK, RADIUS)
+    yield from sides_swapped(failure, BLOCK, RADIUS)
     yield from flat_split.mistakes(failure.error, BLOCK, (TILE_Y, TILE_X))
     if getattr(failure.error, "declared", None) in (f"float [{TILE_Y}][{TILE_X}]",
                                                     f"float [{TILE_X}]"):

@@ -300,6 +300,23 @@ def halo_on_one_side(failure, block, radius):
                    "#define TILE_X (BLOCK_X + 2 * RADIUS) and TILE_Y (BLOCK_Y + 2 * RADIUS)")
 
 
+def sides_swapped(failure, block, radius):
+    """An index into a tile row of TILE_Y floats (its fields: the innermost size declared, the
+    index) at a column TILE_Y to TILE_X - 1: the tile declared [TILE_X][TILE_Y], its sides
+    swapped, while it is indexed tile[row][column] with columns up to TILE_X - 1."""
+    err, (tx, ty) = failure.error, (block[0] + 2 * radius, block[1] + 2 * radius)
+    if failure.kind != "array bounds" or err.thread is None or err.block is None or \
+            getattr(err, "declared", None) != f"float [{ty}]" or not ty <= err.element < tx:
+        return
+    yield (f"tile was declared with its sides swapped, [TILE_X][TILE_Y]: its rows are TILE_Y = "
+           f"{ty} floats long, but it is indexed tile[row][column] with columns up to TILE_X - 1 "
+           f"= {tx - 1}: thread {err.thread} of block {err.block} reached column {err.element} "
+           f"at line {str(err.line).rsplit(':', 1)[-1]} (a column past {ty - 1} runs into the "
+           f"next row: tile[0][{ty}] is tile[1][0], so the rows overlap)", "declare it rows "
+           "first, as it is indexed: __shared__ float tile[TILE_Y][TILE_X] (TILE_Y rows of "
+           "TILE_X floats)")
+
+
 def _runs(values) -> str:
     """Sorted integers as runs, "32 to 35 and 68 to 71" (past three, the first three and "...")."""
     runs = np.split(values, np.flatnonzero(np.diff(values) != 1) + 1)

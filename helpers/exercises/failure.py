@@ -216,8 +216,9 @@ def hint(failure: Failure, guard_hint: str = "") -> str:
                 "array is meant)")
     if kind == "array bounds":
         return ("an array declared with a fixed size (a __shared__ array, say) is indexed past "
-                "its end: declare it as large as the largest index that reaches it (count the "
-                "elements the biggest block needs), or keep the index below the size")
+                "its end: declare it one larger than the largest index that reaches it (a "
+                "size counts the elements, indices 0 to size - 1: count the elements the "
+                "biggest block needs), or keep the index below the size")
     if kind == "warp mask" and (MASK_RULES.get(getattr(failure.error, "rule", None)) or
                                 (0, None))[1]:
         return MASK_RULES[failure.error.rule][1]

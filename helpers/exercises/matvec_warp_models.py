@@ -48,6 +48,12 @@ def weighted(cols, grid, warps):
     yield (np.arange(cols) < cols // 32 * 32, f"{left} not added (past the last multiple of "
            "32): the loop ran cols / 32 turns, which rounds down",
            "for (int c = lane; c < cols; c += 32): every column below cols, whatever cols is")
+    if cols > 32:
+        yield (np.arange(cols) < 32, "each y[row] holds only columns 0 to 31 of its row, which "
+               f"has cols = {cols}: each lane added one product, its own column's (lane l "
+               "column l), and the warp's 32 lanes cover only the row's first 32 columns",
+               "loop each lane along the row, 32 columns a turn: for (int c = lane; c < cols; "
+               "c += 32) v += A[row * cols + c] * x[c]")
     yield (weights(cols, step=32 * grid), "lane l stepped by blockDim.x * gridDim.x (a "
            "grid-stride loop), not by 32: most of the row's columns were skipped",
            "the warp's 32 lanes share a row: step by the warp's width, c += 32")

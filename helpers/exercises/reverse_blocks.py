@@ -28,7 +28,8 @@ from helpers.exercises.origin import Wrong
 from helpers.exercises.reverse_blocks_models import (BLOCK, j_as_the_lane, len_of_the_last_block,
                                                      len_one_short, len_one_too_many,
                                                      load_guard_global, minus_j_outside,
-                                                     mirrored_twice, reference)
+                                                     mirrored_twice, reference,
+                                                     s_declared_short)
 
 CASES = [1000, 77, 3 * BLOCK, 5003]
 """n: a partial last block (race-checked), a block alone, whole blocks, many blocks."""
@@ -55,6 +56,7 @@ def _refine(failure):
     counts more than the block's elements, and a thread j >= len reads s[len - 1 - j] < 0."""
     err = failure.error
     yield from j_as_the_lane(failure)
+    yield from s_declared_short(failure)
     if _overwrites_own(failure):
         first, second = err.first, err.second
         yield (f"s is written after the barrier while partner threads still read it: thread "

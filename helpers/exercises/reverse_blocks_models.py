@@ -7,6 +7,7 @@ on the simulator (``mirrors``), the output the input where two undo each other
 from __future__ import annotations
 
 import dataclasses
+import os
 
 import numpy as np
 
@@ -167,6 +168,26 @@ def j_as_the_lane(failure):
            f"each by {threads // 32} threads, and s[32] to s[{threads - 1}] never",
            f"j is the thread's place in the block, 0 to {threads - 1}, not its lane in a warp: "
            "int j = threadIdx.x;")
+
+
+def s_declared_short(failure):
+    """s declared with fewer elements than the block's threads (its fields: the size it was
+    declared with, the index, the thread): thread j stores s[j] for every j < len, so s needs
+    BLOCK elements; BLOCK - 1, the largest index, is the size taken for the count."""
+    err = failure.error
+    size, threads = getattr(err, "length", None), (failure.block or (BLOCK,))[0]
+    if failure.kind != "array bounds" or size is None or not 0 < size < threads or \
+            err.element is None or err.element < size or not err.thread or not err.block:
+        return
+    at = f" at {os.path.basename(err.line)}" if getattr(err, "line", None) else ""
+    fewer, why = "fewer", ""
+    if size == threads - 1:
+        fewer, why = "one fewer", (f": the size given is the largest index, {size}, but a size "
+                                   f"counts the elements, {threads} for indices 0 to {size}")
+    yield (f"s is declared with {size} floats, {fewer} than the block's {threads} threads: thread "
+           f"{err.thread[0]} of block {err.block[0]} reached s[{err.element}]{at}, past its last "
+           f"element, s[{size - 1}]{why}", f"s needs one element for each of the block's "
+           f"{threads} threads, __shared__ float s[BLOCK]")
 
 
 def len_of_the_last_block(n, run):

@@ -164,6 +164,14 @@ WRONG = {
                                          "slot, tile[threadIdx.y][threadIdx.x]", "1809 pixels",
                                          "Hint: store each load where the loops say, tile[ty]"
                                          "[tx] = in[...]"]),
+    # blind audit AG (was 'the flat loop that loads the tile splits its index as ty = k / BLOCK_Y
+    # ...', a loop the kernel has not): the tile declared with its sides swapped, indexed rows first
+    "tile_declared_sides_swapped": ([("__shared__ float tile[TILE_Y][TILE_X];",
+                                      "__shared__ float tile[TILE_X][TILE_Y];")],
+                                    ["tile was declared with its sides swapped, [TILE_X][TILE_Y]: its "
+                                     "rows are TILE_Y = 12 floats long", "thread (0, 0, 0) of block "
+                                     "(0, 0, 0) reached column 32", "Hint: declare it rows first, as it "
+                                     "is indexed: __shared__ float tile[TILE_Y][TILE_X]"]),
     "tile_indices_swapped": ([("tile[threadIdx.y + dy][threadIdx.x + dx]",
                                "tile[threadIdx.x + dx][threadIdx.y + dy]")],
                              ["indexed an array past the size", "tile[row][column] takes the row"]),

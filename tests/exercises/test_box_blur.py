@@ -98,7 +98,8 @@ def test_the_stub_fails_saying_nothing_is_blurred(capsys):
 SIMULATOR_ONLY = dict.fromkeys((  # (on a GPU, rows never loaded hold garbage)
     "tile_declared_too_small", "tile_indices_swapped", "tile_rows_step_by_block_x", "window_from_minus_radius",
     "tile_loop_from_threadIdx_x_plus_1", "flat_load_split_by_block_x", "flat_load_split_by_tile_y", "radius_added_twice",
-    "window_at_image_coordinates", "tile_halo_on_one_side"), "an overrun of shared memory may break the GPU's context")
+    "window_at_image_coordinates", "tile_halo_on_one_side",
+    "tile_declared_sides_swapped"), "an overrun of shared memory may break the GPU's context")
 SIMULATOR_ONLY.update(tile_not_shared="its window reads elements of a thread's own array no thread loaded: garbage on a GPU",
                       barrier_inside_the_loop="a race: on a GPU the values depend on the warps' order",
                       tile_stored_at_the_threads_slot="on a GPU, the slots never stored hold garbage")

@@ -265,6 +265,11 @@ WRONG = {
     "first_column_from_the_block_s_thread": ([("int c = lane;", "int c = threadIdx.x + blockDim.x * threadIdx.y;")],
                                              {"problem": "left out its row's first 32 * w columns",
                                               "hint": "lane l starts at column l"}),
+    # blind audit AG (was 'y[0] = 3.85966, NumPy's is 8.60949' and the plan): no column loop,
+    # each lane adds one product, if (lane < cols) v = A[row * cols + lane] * x[lane]
+    "one_product_a_lane": ([(LOOP, "    if (lane < cols)\n        v = A[row * cols + lane] * x[lane];\n")],
+                           {"problem": "each y[row] holds only columns 0 to 31 of its row",
+                            "hint": "for (int c = lane; c < cols; c += 32)"}),
     # blind audit TNB-matvec_warp-1: the lane's v declared int (was 'y is 0 everywhere: no lane
     # added anything to v' and TODO 1's loop)
     "v_declared_int": ([("float v = 0.0f;", "int v = 0;")],

@@ -208,6 +208,14 @@ WRONG = {
     "load_and_read_mirrored": ([("s[j] = in[start + j]", "s[j] = in[start + len - 1 - j]")],
                                ["was applied twice, in the load from in and the read of s",
                                 "loaded in[508]"]),
+    # blind audit AG (was '... indexed an array past the size it was declared with (index 255)
+    # ... Hint: ... declare it as large as the largest index that reaches it'): s declared one
+    # short, s[BLOCK - 1], sized by the largest index 255, not the count 256
+    "s_declared_one_short": ([("__shared__ float s[BLOCK];", "__shared__ float s[BLOCK - 1];")],
+                             ["s is declared with 255 floats, one fewer than the block's 256 "
+                              "threads", "thread 255 of block 0 reached s[255]",
+                              "Hint: s needs one element for each of the block's 256 threads, "
+                              "__shared__ float s[BLOCK]"]),
     "mirror_from_minus_one": ([("s[len - 1 - j]", "s[-1 - j]")],
                               ["(index -1)", "s[-1], before the start of s", "s[len - 1 - j]"]),
 }
@@ -216,7 +224,7 @@ WRONG = {
 SIMULATOR_ONLY = dict.fromkeys(("mirror_one_off", "store_unguarded", "len_not_capped", "mirror_against_n",
                                 "len_the_larger",
                                 "mirror_adds_start", "mirror_of_the_global_element",
-                                "mirror_adds_j"),
+                                "mirror_adds_j", "s_declared_one_short"),
                                "an index outside a shared array may break the GPU's context")
 SIMULATOR_ONLY.update(
     mirror_in_place="threads overwrite s while their partners read it: on a GPU the values "
