@@ -247,8 +247,10 @@ def after_a_strided_loop(length, block, span, hint):
         if not (found := barriers_in_thread_loops(kernels)):
             return passed
         (barrier, loop, varying), more, passes = found[0], length % block, length // block
+        few = f"only {passes}" if passes else "none"
         who = (f": in {span} with block = ({block}, 1, 1), threads 0 to {more - 1} make "
-               f"{passes + 1} passes and threads {more} to {block - 1} only {passes}, so in the "
+               f"{passes + 1} pass{'es' if passes else ''} and threads {more} to {block - 1} "
+               f"{few}, so in the "
                f"last pass threads 0 to {more - 1} wait at a barrier that threads {more} to "
                f"{block - 1}, out of the loop, never reach" if varying else
                ": its break, under an if that differs between the threads, ends it after each "

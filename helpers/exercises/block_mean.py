@@ -11,7 +11,7 @@ import dataclasses
 
 import numpy as np
 
-from helpers.exercises import block_mean_models as models
+from helpers.exercises import block_mean_loads as loads, block_mean_models as models
 from helpers.exercises import kernel as runner, near
 from helpers.exercises.common import Output, is_poison, named_arrays
 from helpers.exercises.failure import describe
@@ -142,7 +142,8 @@ def planted_bugs(kernels) -> Verdict | None:
     if not there:
         return None
     hint = there[0][0].hint
-    if bounds == "there" and (by_thread := _guard_on_the_thread(kernels.simulated, read)):
+    if bounds == "there" and (by_thread := _guard_on_the_thread(kernels.simulated, read)
+                              or loads.clamped_to_n(kernels, PLANTED[0].n)):
         there[0], hint = (dataclasses.replace(PLANTED[0], finder=by_thread[0]), ""), by_thread[1]
     fixed = [bug.name for bug, state, *_ in found if state == "fixed"]
     done = f"{len(fixed)} of the 3 planted bugs fixed" + (f" ({', '.join(fixed)})" if fixed else "")
@@ -278,7 +279,7 @@ def _mistakes(n, run):
     yield from models.sum_unset(run.kernel, means.got, want_means)
     yield from _sums_for_means(means.got, y.got, x, n)
     yield from models.count_without_start(run.kernel.simulated, means.got, want_means, x, n)
-    yield from models.load_by_thread(run, means.got, x, n)
+    yield from loads.load_by_thread(run, means.got, x, n)
     yield from _wrong_means(run, means.got, want_means, x, n)
     if y.unwritten.any():
         yield (f"{int(y.unwritten.sum())} elements of y were never written",

@@ -221,36 +221,6 @@ def full_block_counted_0(got, want, n):
            "first + BLOCK <= n ? BLOCK : n % BLOCK)")
 
 
-def load_by_thread(run, got, x, n):
-    """Every block's mean that of block 0's first count elements, and a trace of the launch on
-    the simulator shows block 1's threads reading x at their place in the block, x[t], not at
-    their element's index, x[BLOCK + t]: the load into the tile indexed x by t, so each block
-    loaded block 0's elements (a sum that read x[k] itself gives the same means, but its
-    block 1 loads x[BLOCK + t])."""
-    from helpers.exercises.microscope import accesses_of
-
-    blocks = len(got)
-    counts = np.minimum(BLOCK, n - np.arange(blocks) * BLOCK)
-    block_0 = np.array([x[:c].astype(np.float64).mean() for c in counts], np.float32)
-    if blocks < 2 or not np.allclose(got, block_0, rtol=1e-4, atol=1e-5):
-        return
-    kept = accesses_of(run.kernel, run.launch, "loads of block 1", 4 * BLOCK * blocks + 4 * BLOCK)
-    if kept is None:
-        return
-    reads = kept[(kept["array"] == "x") & ~kept["write"] & (kept["block"] == 1) &
-                 (kept["thread"] > 0)]
-    at_t = reads[reads["index"] == reads["thread"]]
-    if not len(at_t) or (reads["index"][reads["line"] == at_t["line"][0]] >= BLOCK).any():
-        return
-    t, line = int(at_t["thread"][0]), int(at_t["line"][0])
-    yield (f"means[1] = {got[1]}, the mean of block 0's elements x[0] to x[{counts[1] - 1}]: "
-           f"block 1's thread {t} loaded x[{t}] into tile[{t}] (line {line}), not x[{BLOCK + t}]: "
-           "the load indexed x by t, the thread's place in its block, so every block loaded "
-           "block 0's elements",
-           "load the block's own element, x[i]: tile[t] = i < n ? x[i] : 0.0f, i = blockIdx.x * "
-           "BLOCK + t")
-
-
 def divided_by_count_less_1(got, want, x, n):
     """Every mean its block's sum over count - 1 elements (NumPy's ddof=1 habit): sum / (count -
     1), a block of one element dividing by 0 (inf, or NaN for a sum of 0)."""

@@ -13,7 +13,8 @@ import os
 import numpy as np
 
 from helpers.exercises.common import Output
-from helpers.exercises.barrier_if import LOOP_BARRIER_HINT, barrier_in_a_loop, loop_barrier_apart
+from helpers.exercises.barrier_if import (LOOP_BARRIER_HINT, after_a_strided_loop, barrier_in_a_loop,
+                                          loop_barrier_apart)
 from helpers.exercises.histogram_rgb_counts import (BARRIER_HINT, BINS,
                                                    added_into_the_thread_s_bin, one_a_block,
                                                    channel_loop_past_3,
@@ -387,6 +388,9 @@ EXERCISE = KernelExercise(
     crash_hint="local has 768 bins and rgb 3 * n bytes: every loop over the bins runs while "
                "b < 768 (a block may have more threads than bins, or fewer), and every read of "
                "rgb[j] needs j < 3 * n", refine=_refine,
+    after=after_a_strided_loop(BINS, CASES[2]["block"], f"a loop over the {BINS} bins", "take the "
+                               "__syncthreads() out of the loop: once between the loops, after the "
+                               "one that writes local and before the one that reads it"),
     success=f"the 768 bins match NumPy's ({len(CASES) - 1} images, one of one colour, blocks of "
             "64 to 1024 threads, grids larger and smaller than the image), no race, and the "
             "counting is privatised (at most one global atomic a bin and block)")

@@ -238,6 +238,12 @@ WRONG = {
                                     "element, i = 1000, is past x's end",
                                     "Hint: compare the element's index with n: tile[t] = i < n ? "
                                     "x[i] : 0.0f"]),
+    # blind audit AG (was '... still there: bug 1 (the bounds guard) ... Hint: in the last block the
+    # threads whose i is n or more still load x[i] into tile[] ...'): the load clamped to n, not n - 1
+    "load_clamped_to_n": ([("tile[t] = i < n ? x[i] : 0.0f;", "tile[t] = x[min(i, n)];")],
+                          ["threads 232 to 255 of the last block (block 3, i = 1000 to 1023) all read "
+                           "x[1000] = x[n]", "one past x's last element, x[n - 1]",
+                           "Hint: clamp to the last element, x[min(i, n - 1)]"]),
     "store_outside_the_if": ([("    if (t == 0) {\n        float sum = 0.0f;", "    float sum = 0.0f;\n    if (t == 0) {"),
                               ("        means[blockIdx.x] = sum / count;    // FIX 3\n    }",
                                "    }\n    means[blockIdx.x] = sum / count;")],

@@ -54,8 +54,7 @@ WRONG = [
      variant(KERNEL, (COUNT, COUNT.replace("rgb[j]", "rgb[3 * j]"))),
      ["thread 0 of block 0 read rgb[104448] = rgb[3 * 34816]", "j already counts bytes",
       "byte j is rgb[j]"]),
-    ("racy_shared_bins",
-     variant(KERNEL, (COUNT, "        local[(j % CHANNELS) * LEVELS + rgb[j]]++;\n")),
+    ("racy_shared_bins", variant(KERNEL, (COUNT, "        local[(j % CHANNELS) * LEVELS + rgb[j]]++;\n")),
      ["data race on local[", "atomicAdd(&local[k], 1u)"]),
     ("racy_global_bins",
      KERNEL[:KERNEL.index("{\n") + 2] + GLOBAL_ATOMICS.replace(
@@ -79,12 +78,15 @@ WRONG = [
      ["is inside the loop of line ", "go round a different number of times", "in block 0, threads 0 to 767 wait at it, still in the "
       "loop, while thread 768 waits, out of the loop, at the __syncthreads() at line ", "threads 768 to 1023 have no bin",
       "Hint: close the loop first, then one __syncthreads() after it"]),
+    # blind audit AG (was 'PASS: the 768 bins match NumPy's ...'): the second barrier moved to the top of the adding loop
+    ("barrier_inside_the_adding_loop", variant(KERNEL, (SECOND_BARRIER + "\n", ""), (ADD, ADD.replace(")\n", ") {\n    " + SECOND_BARRIER, 1)), ("local[b]);\n", "local[b]);\n    }\n")),
+     ["is inside the loop of line ", "threads 0 to 767 make 1 pass and threads 768 to 1023 none",
+      "Hint: take the __syncthreads() out of the loop"]),
     ("clears_one_bin_a_thread",
      variant(KERNEL, (CLEAR, "    if (threadIdx.x < CHANNELS * LEVELS)\n"
                              "        local[threadIdx.x] = 0;\n")),
      ["did not all start at 0", "b < 768; b += blockDim.x"]),
-    ("clears_past_the_bins", variant(KERNEL, (CLEAR, "    local[threadIdx.x] = 0;\n")),
-     ["did not all start at 0"]),
+    ("clears_past_the_bins", variant(KERNEL, (CLEAR, "    local[threadIdx.x] = 0;\n")), ["did not all start at 0"]),
     # blind audit ACB-histogram_rgb-1, the grey clearing loop (was '... more than the image's 100,069 bytes', the guard counted in)
     ("clears_red_s_bins_only", variant(KERNEL, (CLEAR, CLEAR.replace("CHANNELS * LEVELS", "LEVELS"))),
      ["bins 256 to 767 (green's and blue's) count more than the image's 100,005 bytes", "only red's 256 did"]),
@@ -125,8 +127,7 @@ WRONG = [
      variant(KERNEL, (COUNT, COUNT.replace("atomicAdd", "atomicInc").replace("1u", "3u"))),
      ["each block's bins counted 0, 1, 2, 3, 0, ...: bins holds each block's counts modulo 4",
       "atomicInc(&local[k], 3u)"]),
-    ("no_channel_offset",
-     variant(KERNEL, (COUNT, "        atomicAdd(&local[rgb[j]], 1u);\n")),
+    ("no_channel_offset", variant(KERNEL, (COUNT, "        atomicAdd(&local[rgb[j]], 1u);\n")),
      ["counted in the red bins", "(j % 3) * 256"]),
     ("no_grid_stride_loop",
      variant(KERNEL, (BYTE_LOOP, "    int j = blockIdx.x * blockDim.x + threadIdx.x;\n"
@@ -139,9 +140,7 @@ WRONG = [
     ("added_one_bin_over",
      variant(KERNEL, ("atomicAdd(&bins[b], local[b]);", "atomicAdd(&bins[b + 1], local[b]);")),
      ["of the 768 bins are wrong", "bin (j % 3) * 256 + rgb[j]"]),
-    ("nothing_added",
-     variant(KERNEL, ("        if (local[b] > 0)\n            atomicAdd(&bins[b], local[b]);\n",
-                      "        ;\n")),
+    ("nothing_added", variant(KERNEL, ("        if (local[b] > 0)\n            atomicAdd(&bins[b], local[b]);\n", "        ;\n")),
      ["nothing reached bins", "atomicAdd(&bins[b], local[b])"]),
     # issue 28: each named as itself, not with the barrier's or the loops' hint
     ("counts_pixels_not_bytes", variant(KERNEL, ("j < CHANNELS * n;", "j < n;")),
@@ -318,6 +317,7 @@ RIGHT = {
 # The simulator fills new shared memory with a pattern, so the mistake shows every time.
 SIMULATOR_ONLY = {
     "barrier_inside_the_clearing_loop": "a barrier that only some threads of a block reach: a GPU may hang or pass",
+    "barrier_inside_the_adding_loop": "a barrier that only some threads of a block reach: a GPU may hang or pass",
     "clears_past_the_bins": "an illegal address on a GPU breaks the context for the tests after it",
     "local_without_shared": "each thread's own 768 bins, never cleared: on the H100 (2026-12-05) an unspecified launch failure, which breaks the context for the tests after it",
     "byte_read_at_3j": "reads up to 9n bytes of a 3n-byte image: an illegal address or garbage on a GPU",
