@@ -115,6 +115,7 @@ def _mistakes(case, run):
     for model, problem, hint in VALUES:
         if np.allclose(got, model(x, c), rtol=1e-6, atol=0):
             yield problem, hint
+    yield from _one_element(x, c, got)
     whole = np.trunc(c)
     if whole != c and np.allclose(got, x + whole, rtol=1e-6, atol=0):
         yield (f"y = x + {whole:g}, but c is {c:g} here: c was cut to a whole number, as an int "
@@ -130,6 +131,17 @@ def _mistakes(case, run):
     yield Wrong(f"{int((~right).sum())} of {n} elements are wrong (the first is y[{first}] = "
                 f"{got[first]}, expected {want[first]})",
                 f"each thread computes y[i] = x[i] + c for its own i: {INDEX_HINT}", "y", first)
+
+
+def _one_element(x, c, got):
+    """Every y[i] the same, x[k] + c for one k: x read at a fixed index (x[0]) where each
+    thread's own x[i] belongs."""
+    same = np.isclose(x + c, got[0], rtol=1e-6, atol=0)
+    if x.size < 2 or not same.any() or not np.allclose(got, got[0], rtol=1e-6, atol=0):
+        return
+    k = int(np.argmax(same))
+    yield (f"every element is y[i] = x[{k}] + c: x was read at x[{k}], the same element for all "
+           "threads, where each thread's own x[i] belongs", "read x at the thread's own index too: y[i] = x[i] + c")
 
 
 def _only_the_first(kernels, n, written):
