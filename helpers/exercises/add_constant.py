@@ -18,7 +18,7 @@ import numpy as np
 from helpers.exercises import near
 from helpers.exercises.common import Input, Output
 from helpers.exercises.kernel import KernelExercise, Launch
-from helpers.exercises.microscope import body_words, kernel_words, source_line, written_twice
+from helpers.exercises.microscope import kernel_words, source_line, thread_axes, written_twice
 from helpers.exercises.origin import Wrong
 
 # (n, the threads of the one block; c): a middling size, a small odd one, nearly the most a
@@ -149,8 +149,7 @@ def _only_the_first(kernels, n, written):
     threadIdx.y or threadIdx.z and never threadIdx.x: 0 in every thread of a block (n, 1, 1)."""
     if not written[0] or written[1:].any():
         return
-    words = body_words(kernels)
-    axes = [words[k + 2] for k in range(len(words) - 2) if words[k:k + 2] == ["threadIdx", "."]]
+    axes = thread_axes(kernels)
     if axes and "x" not in axes:
         yield (f"only y[0] was written: every thread's i was threadIdx.{axes[0]}, which is 0 in "
                f"every thread: the block is 1-D, ({n}, 1, 1), so only threadIdx.x runs from 0 to "

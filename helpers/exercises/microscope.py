@@ -327,6 +327,13 @@ def body_words(kernels) -> list:
     return text[2][text[3]:text[4]] if text else []
 
 
+def thread_axes(kernels) -> list:
+    """The fields of threadIdx that the kernel's body reads (``body_words``), in order, as many
+    times as it reads them: ["y"] for a body whose only one is threadIdx.y."""
+    words = body_words(kernels)
+    return [words[k + 2] for k in range(len(words) - 2) if words[k:k + 2] == ["threadIdx", "."]]
+
+
 def source_line(source: str, offset: int) -> int:
     """The line of ``source`` at ``offset`` as a compiler names it (``#line`` directives
     counted, as the simulator's ``numbered_lines`` reads them)."""
