@@ -18,7 +18,7 @@ import numpy as np
 from helpers.exercises import near
 from helpers.exercises.common import Input, Output
 from helpers.exercises.kernel import KernelExercise, Launch
-from helpers.exercises.microscope import body_words, kernel_words, source_line, written_twice
+from helpers.exercises.microscope import kernel_words, source_line, thread_axes, written_twice
 from helpers.exercises.origin import Wrong
 
 # (n, the threads of the one block; c): a middling size, a small odd one, nearly the most a
@@ -115,6 +115,7 @@ def _mistakes(case, run):
     for model, problem, hint in VALUES:
         if np.allclose(got, model(x, c), rtol=1e-6, atol=0):
             yield problem, hint
+    yield from _one_element(x, c, got)
     whole = np.trunc(c)
     if whole != c and np.allclose(got, x + whole, rtol=1e-6, atol=0):
         yield (f"y = x + {whole:g}, but c is {c:g} here: c was cut to a whole number, as an int "
@@ -132,13 +133,23 @@ def _mistakes(case, run):
                 f"each thread computes y[i] = x[i] + c for its own i: {INDEX_HINT}", "y", first)
 
 
+def _one_element(x, c, got):
+    """Every y[i] the same, x[k] + c for one k: x read at a fixed index (x[0]) where each
+    thread's own x[i] belongs."""
+    same = np.isclose(x + c, got[0], rtol=1e-6, atol=0)
+    if x.size < 2 or not same.any() or not np.allclose(got, got[0], rtol=1e-6, atol=0):
+        return
+    k = int(np.argmax(same))
+    yield (f"every element is y[i] = x[{k}] + c: x was read at x[{k}], the same element for all "
+           "threads, where each thread's own x[i] belongs", "read x at the thread's own index too: y[i] = x[i] + c")
+
+
 def _only_the_first(kernels, n, written):
     """Only y[0] written: every thread's i was 0. Named from the kernel's words where it reads
     threadIdx.y or threadIdx.z and never threadIdx.x: 0 in every thread of a block (n, 1, 1)."""
     if not written[0] or written[1:].any():
         return
-    words = body_words(kernels)
-    axes = [words[k + 2] for k in range(len(words) - 2) if words[k:k + 2] == ["threadIdx", "."]]
+    axes = thread_axes(kernels)
     if axes and "x" not in axes:
         yield (f"only y[0] was written: every thread's i was threadIdx.{axes[0]}, which is 0 in "
                f"every thread: the block is 1-D, ({n}, 1, 1), so only threadIdx.x runs from 0 to "

@@ -136,7 +136,7 @@ def _mistakes(case, run):
     yield from started_late(run, visits, n, block, blocks)
     yield from body_indexes_the_start(visits, n, threads)
     yield from first_added_twice(run, visits, n, threads)
-    yield from overlaps(visits, n, block, blocks)
+    yield from overlaps(visits, n, block, blocks, run.kernel)
     yield from _stride_past_n(run, visits, n, block, blocks)
     yield from _bound_by_the_stride(run, visits, n, block, blocks)
     if threads < n and (visits[:threads] == 1).all() and not visits[threads:].any():

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from helpers.exercises.microscope import kernel_words
+from helpers.exercises.microscope import kernel_words, source_line
 
 LOOP_HINT = ("for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride), with "
              "stride = gridDim.x * blockDim.x, the number of threads in the grid")
@@ -37,11 +37,13 @@ def stepped_too_far(visits, n, threads, kernels=None):
             return
 
 
-def overlaps(visits, n, block, blocks):
+def overlaps(visits, n, block, blocks, kernels=None):
     """Elements visited more than once, with the loop's step named where a model of it (each
     thread from its global index, stepping by s, for every s below the grid's thread count)
     gives the counts exactly; else (on a GPU, threads adding into one element at once lose some
-    additions) the model with the fewest visits that covers them."""
+    additions) the model with the fewest visits that covers them. A step of one block where the
+    kernel reads gridDim.y or .z, never gridDim.x, is named from its statement
+    (``_grid_from_y``)."""
     if not (visits > 1).any():
         return
     first, threads = int(np.argmax(visits > 1)), block * blocks
@@ -57,11 +59,38 @@ def overlaps(visits, n, block, blocks):
                           f"not the grid's thread count ({threads}): thread t adds t, t + {per}, "
                           f"t + {2 * per}, ..., over the elements of the threads after it")
     said = words.get(step, f"{step}, not by the grid's {threads} threads")
+    if step == block and (wrote := _grid_from_y(kernels)) is not None:
+        yield (f"y[{first}] got x[{first}] added {int(visits[first])} times: threads visit the "
+               f"same elements: the stride {wrote[0]} at line {wrote[1]} takes gridDim."
+               f"{wrote[2]}, which is 1 in a 1-D grid ({blocks}, 1), where gridDim.x belongs: the "
+               f"loop steps by one block, {block} threads, not the grid's {threads}",
+               f"step by the number of threads in the whole grid, gridDim.x * blockDim.x, not "
+               f"gridDim.{wrote[2]}")
     yield (f"y[{first}] got x[{first}] added {int(visits[first])} times: threads visit the same "
            "elements" + (f": the loop steps by {said}" if step else ""),
            "step by the number of threads in the whole grid, gridDim.x * blockDim.x"
            + (": the loop's step is how far apart a thread's elements lie, not how many it "
               "gets" if step == per else ""))
+
+
+def _grid_from_y(kernels):
+    """(the statement, its line, the field) of the kernel's first statement that reads
+    gridDim.y or gridDim.z, where its body reads no gridDim.x (its simulated twin's source); None
+    where there is none or the text cannot be read."""
+    if kernels is None or (text := kernel_words(kernels)) is None:
+        return None
+    source, tokens, words, body, end = text
+    at = [k for k in range(body, end - 2) if words[k:k + 2] == ["gridDim", "."]]
+    if not at or "x" in (words[k + 2] for k in at):
+        return None
+    first = max(j for j in range(body, at[0]) if words[j] in ("{", "}", ";", "(")) + 1
+    last, depth = at[0], 0
+    while last < end and words[last] != ";" and depth >= 0:
+        last += 1
+        depth += (words[last] == "(") - (words[last] == ")")
+    last -= words[last] == ")"
+    return (source[tokens[first].start:tokens[last].end],
+            source_line(source, tokens[first].start), words[at[0] + 2])
 
 
 def _stepped(n, threads, step):

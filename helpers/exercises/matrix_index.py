@@ -17,8 +17,9 @@ from helpers.exercises.common import Input, Output, is_poison
 from helpers.exercises.coverage import Grid, Words, never_written, past_the_end, reached
 from helpers.exercises.hidden import grids
 from helpers.exercises.kernel import KernelExercise, Launch
-from helpers.exercises.matrix_index_models import (cut_product, formulas, guard_against_the_launch,
-                                                   guard_one_short, model as _model, one_block_side,
+from helpers.exercises.matrix_index_models import (cut_product, formulas, guard_after_the_store,
+                                                   guard_against_the_launch, guard_one_short,
+                                                   model as _model, one_block_side,
                                                    one_thread_side, read_at_col, same as _same)
 from helpers.exercises.microscope import observe, written_by_two, written_twice
 from helpers.exercises.verdict import matches
@@ -185,6 +186,7 @@ def _mistakes(case, run):
     yield from _half_guard(case, run.out.past, right | is_poison(got))
     yield from _one_side(case, run.out.past, right, is_poison(got))
     yield from guard_against_the_launch(case, run.kernel, run.out.past, GUARD)
+    yield from guard_after_the_store(case, run.kernel, run.out.past, GUARD)
     yield from past_the_end(run.out.past, case, WORDS, WILD_HINT, run.out.unwritten)
     if right.all():
         return

@@ -180,16 +180,39 @@ def guard_against_the_launch(case, kernels, past, guard):
         if "gridDim" in words[k + 2:close] and not {"rows", "cols"} & set(words[k + 2:close]):
             said = source[tokens[k].start:tokens[close].end] + (
                 " return;" if words[close + 1:close + 3] == ["return", ";"] else "")
-            wrote = [f"those in columns {cols} to {tx - 1} into the next row's first elements"
-                     ] * (tx > cols) + [f"those in rows {rows} to {ty - 1} past the end of out"
-                                        ] * (ty > rows)
             yield (f"the guard {said} at line {source_line(source, tokens[k].start)} compares "
                    f"with the threads launched, gridDim.x * blockDim.x = {tx} columns and "
                    f"gridDim.y * blockDim.y = {ty} rows, not with the {rows} x {cols} matrix: no "
                    "thread lies past the launch, so it stops nothing, and the threads outside "
-                   f"the matrix wrote ({' and '.join(wrote)})",
+                   f"the matrix wrote ({_outside_wrote(case)})",
                    f"compare with the matrix's sides, rows and cols, not the launch's: {guard}")
             return
+
+
+def _outside_wrote(case) -> str:
+    """Where the threads outside the matrix of ``case`` store with no guard: those past the last
+    column into the next row's first elements, those past the last row past the end of out."""
+    (tx, ty), rows, cols = case.threads, case.height, case.width
+    return " and ".join([f"those in columns {cols} to {tx - 1} into the next row's first "
+                         "elements"] * (tx > cols) + [f"those in rows {rows} to {ty - 1} past "
+                                                      "the end of out"] * (ty > rows))
+
+
+def guard_after_the_store(case, kernels, past, guard):
+    """Every thread outside the matrix wrote (``past``: the elements past the end of out, those
+    of a launch with no guard) where the kernel's body tests rows or cols only in an if after its
+    first store into out (``microscope.guard_after_store``). ``guard``: the solution's."""
+    from helpers.exercises.microscope import guard_after_store
+
+    if set(np.asarray(past).ravel().tolist()) != case.unguarded() or \
+            (found := guard_after_store(kernels, "out", ("rows", "cols"))) is None:
+        return
+    said, guard_line, store, store_line = found
+    yield (f"the bounds guard {said} at line {guard_line} comes after the store {store} at line "
+           f"{store_line}: every thread had stored before it reached the test, so the threads "
+           f"outside the {case.height} x {case.width} matrix wrote ({_outside_wrote(case)})",
+           f"test row and col before the store: {guard} first, right after row and col are "
+           "computed, then i = row * cols + col and the store")
 
 
 def _sign(x) -> str:

@@ -327,6 +327,53 @@ def body_words(kernels) -> list:
     return text[2][text[3]:text[4]] if text else []
 
 
+def thread_axes(kernels) -> list:
+    """The fields of threadIdx that the kernel's body reads (``body_words``), in order, as many
+    times as it reads them: ["y"] for a body whose only one is threadIdx.y."""
+    words = body_words(kernels)
+    return [words[k + 2] for k in range(len(words) - 2) if words[k:k + 2] == ["threadIdx", "."]]
+
+
+def _first_store(tokens, words, body, end, array):
+    """(the index of the first store into ``array`` in the kernel body's ``words``, array[...] =
+    or an update such as array[...] *=, and of its statement's ";"); None where there is none."""
+    from helpers.sim.compile.kernel_text import closing
+
+    for s in range(body + 1, end - 3):
+        if words[s] == array and words[s - 1] in ("{", ";", "}", ")") and words[s + 1] == "[":
+            close = closing(tokens, s + 1)
+            if words[close + 1] in ("=", "*=", "+=", "-=", "/="):
+                return s, words.index(";", close, end)
+    return None
+
+
+def guard_after_store(kernels, array, bounds):
+    """(the guard, its line, the store, its line) where the kernel's body (its simulated twin's
+    source) stores into ``array`` before its first if that tests one of ``bounds`` (the sizes a
+    bounds guard compares with): the guard placed after the store it should keep the threads
+    outside from; None where there is none or the text cannot be read."""
+    from helpers.sim.compile.kernel_text import Unreadable, closing
+
+    if (text := kernel_words(kernels)) is None:
+        return None
+    source, tokens, words, body, end = text
+    try:
+        store = _first_store(tokens, words, body, end, array)
+        tested = [(k, closing(tokens, k + 1)) for k in range(body + 1, end - 1)
+                  if words[k:k + 2] == ["if", "("]]
+    except (Unreadable, ValueError):
+        return None
+    tested = [(k, close) for k, close in tested if set(bounds) & set(words[k + 2:close])]
+    if store is None or not tested or tested[0][0] < store[1]:
+        return None
+    k, close = tested[0]
+    guard = source[tokens[k].start:tokens[close].end] + (
+        " return;" if words[close + 1:close + 3] == ["return", ";"] else "")
+    return (guard, source_line(source, tokens[k].start),
+            source[tokens[store[0]].start:tokens[store[1]].end],
+            source_line(source, tokens[store[0]].start))
+
+
 def source_line(source: str, offset: int) -> int:
     """The line of ``source`` at ``offset`` as a compiler names it (``#line`` directives
     counted, as the simulator's ``numbered_lines`` reads them)."""

@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from helpers.exercises.microscope import thread_axes
+
 INDEX_HINT = ("i = blockIdx.x * blockDim.x + threadIdx.x (the block's first element, plus the "
               "thread's place in it)")
 
@@ -73,3 +75,17 @@ def written_where(every, size, n):
     yield from _lane_for_thread(every, size, n)
     yield from _place_subtracted(every, size, n)
     yield from _block_number_for_place(every, size, n)
+
+
+def place_from_y(kernels, every, size, n):
+    """Only each block's first element written (``every``), where the kernel's words read
+    threadIdx.y or threadIdx.z and never threadIdx.x (``microscope.thread_axes``): i = blockIdx.x
+    * blockDim.x + threadIdx.y, whose place is 0 in every thread of a block (size, 1, 1)."""
+    if size < 2 or n <= size or not np.array_equal(every, np.arange(0, n, size)):
+        return
+    axes = thread_axes(kernels)
+    if axes and "x" not in axes:
+        yield (f"only the first element of each block was written: the thread's place was "
+               f"threadIdx.{axes[0]}, which is 0 in every thread: the block is 1-D, ({size}, 1, "
+               f"1), so only threadIdx.x runs from 0 to {size - 1}, and threadIdx.y and "
+               "threadIdx.z are always 0", f"+ threadIdx.x, not threadIdx.{axes[0]}: " + INDEX_HINT)

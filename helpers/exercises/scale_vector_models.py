@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from helpers.exercises.microscope import kernel_words, source_line
+from helpers.exercises.microscope import guard_after_store, kernel_words, source_line
 
 ALPHA = np.float32(-2.5)
 FILL = np.float32(-7.0)
@@ -138,44 +138,15 @@ def bound_of_two(unwritten):
                "if (i < n)")
 
 
-def _first_store(tokens, words, body, end):
-    """(the index of the first store into y in the kernel body's ``words``, y[...] = or an
-    update such as y[...] *=, and of its statement's ";"); None where there is none."""
-    from helpers.sim.compile.kernel_text import closing
-
-    for s in range(body + 1, end - 3):
-        if words[s] == "y" and words[s - 1] in ("{", ";", "}", ")") and words[s + 1] == "[":
-            close = closing(tokens, s + 1)
-            if words[close + 1] in ("=", "*=", "+=", "-=", "/="):
-                return s, words.index(";", close, end)
-    return None
-
-
 def guard_after_the_store(kernels, written):
     """Every thread past n stored into y (``written``, those elements) and the kernel's body (its
     simulated twin's source) tests n only in an if after its first store: the guard placed after
-    the store it should keep the threads past n from."""
-    from helpers.sim.compile.kernel_text import Unreadable, closing
-
-    if (text := kernel_words(kernels)) is None:
+    the store it should keep the threads past n from (``microscope.guard_after_store``)."""
+    if (found := guard_after_store(kernels, "y", ("n",))) is None:
         return
-    source, tokens, words, body, end = text
-    guards = [k for k in range(body + 1, end - 1) if words[k:k + 2] == ["if", "("]]
-    try:
-        store = _first_store(tokens, words, body, end)
-        tested = [(k, closing(tokens, k + 1)) for k in guards]
-    except (Unreadable, ValueError):
-        return
-    tested = [(k, close) for k, close in tested if "n" in words[k + 2:close]]
-    if store is None or not tested or tested[0][0] < store[1]:
-        return
-    k, close = tested[0]
-    guard = source[tokens[k].start:tokens[close].end] + (
-        " return;" if words[close + 1:close + 3] == ["return", ";"] else "")
-    said = source[tokens[store[0]].start:tokens[store[1]].end]
+    guard, guard_line, said, store_line = found
     yield (f"y is right below n, but every thread past the end wrote too ({written}): the guard "
-           f"{guard} at line {source_line(source, tokens[k].start)} comes after the store {said} "
-           f"at line {source_line(source, tokens[store[0]].start)}, so every thread, those past "
-           "n too, had stored before it reached the test",
+           f"{guard} at line {guard_line} comes after the store {said} at line {store_line}, so "
+           "every thread, those past n too, had stored before it reached the test",
            "test i before the store: if (i >= n) return; first, then y[i] = alpha * x[i]; (or "
            "the store inside the guard, if (i < n) { y[i] = alpha * x[i]; })")

@@ -44,6 +44,11 @@ WRONG = {
                             "nothing was written: y still holds the NaN it was filled with: "
                             "y[i] == x[i] + c; compares with ==, which gives true or false and "
                             "stores nothing"),
+    # blind audit AG (was '199 of 200 elements are wrong (the first is y[1] = ...)', silent on
+    # x[0]): x read at a fixed index, the same element for every thread
+    "x_read_at_zero": ((*STORE, "y[i] = x[0] + c;"),
+                       "every element is y[i] = x[0] + c: x was read at x[0], the same element "
+                       "for all threads"),
     "c_written_in": ((*STORE, "y[i] = x[i] + 10.0f;"), "y = x + 10, but c is -2.5 here"),
     # audit A: a guard that leaves the last thread out; x[i] kept in an int
     "guard_leaves_the_last": ((*STORE, "if (i < blockDim.x - 1)\n        y[i] = x[i] + c;"),
@@ -95,6 +100,7 @@ WRONG = {
                            "two threads wrote y[0]"),
 }
 HINTS = {"index_from_thread_y": "i = threadIdx.x, not threadIdx.y",
+         "x_read_at_zero": "read x at the thread's own index too: y[i] = x[i] + c",
          "compared_not_stored": "store with one =, == compares: y[i] = x[i] + c;",
          "index_is_the_block_size": "i = threadIdx.x, the thread's own number, not blockDim.x",
          "index_shifted_down": "with nothing subtracted: thread 0 has element 0",

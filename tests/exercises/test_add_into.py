@@ -46,6 +46,12 @@ WRONG = {
                           "starts at threadIdx.x and steps by blockDim.x"),
     "stride_of_a_block": ((STRIDE, "int stride = blockDim.x;"),
                           "times: threads visit the same elements: the loop steps by blockDim.x"),
+    # blind audit AG (was 'y[32] got x[32] added 2 times: threads visit the same elements: the
+    # loop steps by blockDim.x, a block's threads ...', silent on gridDim.y): gridDim.y, 1 in a
+    # 1-D grid, where gridDim.x belongs in the stride
+    "stride_from_grid_y": ((STRIDE, "int stride = blockDim.x * gridDim.y;"),
+                           "times: threads visit the same elements: the stride int stride = "
+                           "blockDim.x * gridDim.y; at line "),
     "stride_of_the_blocks": ((STRIDE, "int stride = gridDim.x;"),
                              "times: threads visit the same elements: the loop steps by gridDim.x"),
     # audit N2: the elements per thread taken for the step
@@ -203,6 +209,7 @@ HINTS = {"do_while": "test i before the first element too",
          "stride_of_a_block_squared": "int stride = blockDim.x * gridDim.x;",
          "stepped_twice_a_turn": "remove the i += stride; from the loop's body",
          "stub_s_if_kept": "remove the one-element if",
+         "stride_from_grid_y": "gridDim.x * blockDim.x, not gridDim.y",
          "block_stride_loop": "start at i = blockIdx.x * blockDim.x + threadIdx.x and step by "
                               "stride = gridDim.x * blockDim.x",
          "bound_by_the_stride": "i < n",

@@ -23,6 +23,14 @@ LOOP = ("    for (int r = 0; r < rows; r++)\n        for (int c = 0; c < cols; c
 # name: (replacements in the solution, a piece of the expected verdict)
 WRONG = {
     "no_bounds_guard": ([(GUARD, "")], "no bounds guard"),
+    # blind audit AG (was 'threads outside the matrix wrote past the end of out ... Hint: no
+    # bounds guard, or only half of one', the whole guard being there): the guard after the store
+    "guard_after_the_store": ([(GUARD, ""), ("row_offset[row];", "row_offset[row];\n\n"
+                                             "    if (row >= rows || col >= cols)\n        return;")],
+                              "the bounds guard if (row >= rows || col >= cols) return; at line ",
+                              "comes after the store out[i] = a[i] * col_scale[col] + "
+                              "row_offset[row]; at line ", "Hint: test row and col before the "
+                              "store"),
     # blind audit S2-3: a guard on one side alone (was 'the guard compares row with cols ...' for
     # col alone, 'no bounds guard ...' for row alone)
     "guard_on_rows_only": ([("row >= rows || col >= cols", "row >= rows")],

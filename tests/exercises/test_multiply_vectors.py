@@ -22,6 +22,12 @@ WRONG = {
                           "i = threadIdx.x alone"),
     "block_offset_only": ((INDEX, "blockIdx.x * blockDim.x"),
                           "only the first element of each block"),
+    # blind audit AG (was 'only the first element of each block was written: threadIdx.x is
+    # missing', though the code has threadIdx.y): threadIdx.y, 0 in a 1-D block, for threadIdx.x
+    "place_from_thread_y": ((INDEX, "blockIdx.x * blockDim.x + threadIdx.y"),
+                            "only the first element of each block was written: the thread's "
+                            "place was threadIdx.y, which is 0 in every thread: the block is "
+                            "1-D, (128, 1, 1)", "Hint: + threadIdx.x, not threadIdx.y"),
     "grid_for_block": ((INDEX, "blockIdx.x * gridDim.x + threadIdx.x"),
                        "the blocks' elements overlap"),
     # blind audit TNB-multiply_vectors-1: gridDim.x where blockIdx.x belongs (was 'out[896] and
