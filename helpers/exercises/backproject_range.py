@@ -16,11 +16,11 @@ import numpy as np
 
 from helpers.ch10.point_cloud import backproject
 from helpers.exercises import near
-from helpers.exercises.backproject_range_models import (DEPTH_SCALE, FORMULA_HINT, NAN_HINT,
-                                                         block_sides_swapped, converted_twice, infinite_marks, interleaved_nans, interleaved_points,
-                                                         n_too_large, planes_apart, points_unwritten,
-                                                         range_anded, some_planes_nan,
-                                                         wrong_models)
+from helpers.exercises.backproject_range_models import (
+    DEPTH_SCALE, FORMULA_HINT, NAN_HINT, converted_twice, infinite_marks, interleaved_nans,
+    interleaved_points, n_too_large, planes_apart, points_unwritten, range_anded, some_planes_nan,
+    wrong_models)
+from helpers.exercises.backproject_range_rows import block_sides_swapped, v_steps_by_the_width
 from helpers.exercises.common import Input, Output, close
 from helpers.exercises.coverage import Grid, Words, never_written, past_the_end, reached
 from helpers.exercises.hidden import awkward, pick
@@ -143,7 +143,7 @@ def _mistakes(case, run):
     yield from points_unwritten(run.out.unwritten, got, kept)
     yield from interleaved_nans(run.out.unwritten, got, kept)
     yield from interleaved_points(got, want)
-    yield from _unwritten(run.out.unwritten, case, kept)
+    yield from _unwritten(run.out.unwritten, case, kept, run.kernel)
     yield from matches(got, _wrong_depths(depth, intrinsics, low),
                        lambda got, model: np.allclose(got, model, 1e-5, 1e-6, equal_nan=True))
     yield from _whole_metres(run.kernel, case, got, depth, low)
@@ -183,9 +183,9 @@ def _read_before_the_guard(case, kernels):
                                      layout=Layout(1, "pixels", "u", "v", "xyz"))
 
 
-def _unwritten(unwritten, case, kept):
+def _unwritten(unwritten, case, kept, kernels):
     """Mistakes that leave parts of xyz unwritten: the holes, some planes of a dropped pixel, a
-    plane, the index, the guard."""
+    plane, the index, the guard (``kernels``: the kernel's, launched again on the simulator)."""
     if not unwritten.any():
         return
     if unwritten.all():
@@ -212,6 +212,7 @@ def _unwritten(unwritten, case, kept):
         yield (f"the {', '.join(planes[per_plane])} plane of xyz was never written", "X goes to "
                "xyz[i], Y to xyz[n + i] and Z to xyz[2 * n + i], with n = width * height")
     pixel = unwritten.any(axis=0)
+    yield from v_steps_by_the_width(~pixel, case, kernels, _launch, INDEX_HINT)
     yield from block_sides_swapped(~pixel, _grid(case), INDEX_HINT)
     yield from reached(~pixel, _grid(case), WORDS)
     yield from never_written(pixel, WORDS)

@@ -1,8 +1,7 @@
 """The NumPy models of notebook 10's back-projection (``cuda_src/exercises/backproject_range.cu``)
 that ``helpers.exercises.backproject_range`` compares a kernel's points with: formulas with a known
 mistake, each with its verdict; and the detectors of NaN marks put in the wrong places (or
-infinities or zeros for NaN, or in some planes alone); the pixels reached with the block's sides
-swapped (``block_sides_swapped``)."""
+infinities or zeros for NaN, or in some planes alone)."""
 
 from __future__ import annotations
 
@@ -237,17 +236,6 @@ def points_unwritten(unwritten, got, kept):
                "return after the NaN stores ran for every pixel, as an if without braces covers "
                "only the one statement after it", "put braces around what the if does, the NaN "
                "stores and the return: if (...) { ...; return; }")
-
-
-def block_sides_swapped(done, grid, index_hint):
-    """The pixels a kernel reaches whose u steps by blockDim.y and v by blockDim.x."""
-    (bx, by), (gx, gy) = grid.block[:2], grid.grid
-    cols = np.isin(np.arange(grid.width), np.arange(gx)[:, None] * by + np.arange(bx))
-    rows = np.isin(np.arange(grid.height), np.arange(gy)[:, None] * bx + np.arange(by))
-    if bx != by and np.array_equal(done, rows[:, None] & cols[None, :]):
-        yield ("the pixels written are those a kernel reaches whose u steps by blockDim.y from one "
-               "block to the next and v by blockDim.x: blockDim.x and blockDim.y are swapped",
-               "u goes with x, v with y: " + index_hint)
 
 
 def interleaved_nans(unwritten, got, kept):

@@ -36,7 +36,7 @@ def refused(records, path, source):
     if _stored_to_another_type(records[0], "__half", ("float",)):
         return _half_memory(records[0], path)
     if _loaded_from_wide(records[0]):
-        return _wide_memory([d for d in records if _loaded_from_wide(d)], path)
+        return _wide_memory([d for d in records if _loaded_from_wide(d)], path, source)
     shaped = [d for d in records if _input16_shape(d)]
     if shaped and shaped[0] is records[0]:
         return _shape(shaped, path)
@@ -137,10 +137,11 @@ def _load_layout(d, path):
             f"load it without the layout: wmma::load_matrix_sync({name}, {pointer}, {ld});")
 
 
-def _wide_memory(loads, path):
+def _wide_memory(loads, path, source):
     """load_matrix_sync(fa, A, ...) of half fragments from float memory: the inputs A and B
-    declared float (NumPy's default) where the fragments' half belongs."""
-    said, pointers = [], []
+    declared float (NumPy's default), or the arrays a pointer is taken into (&As[w][0][0]: shared
+    tiles staged for the fragments, declared on a line of ``source``), where half belongs."""
+    said, roots = [], []
     for d in loads:
         call = d.expression or "load_matrix_sync"
         args = [a.strip() for a in call[call.find("(") + 1:call.rfind(")")].split(",")]
@@ -148,15 +149,32 @@ def _wide_memory(loads, path):
         use = d.types[0][len("fragment<"):].split(",")[0]
         said.append(f"{_where(d, path)}'s {call} loads {name}, {_a(use)} fragment of half, from "
                     f"{pointer}, a {d.types[1]} pointer")
-        pointers.append(pointer)
-    names = " and ".join(pointers)
-    declared = ", ".join(f"const half *{p}" for p in pointers)
+        root = re.match(r"[&(\s]*([A-Za-z_]\w*)", pointer) if len(args) > 1 else None
+        roots += [r for r in [root[1] if root else pointer] if r not in roots]
+    arrays = {r: _array_declared(r, loads[0].types[1], source or "") for r in roots}
+    lines = sorted({found[0] for found in arrays.values() if found})
+    where = (f" (line{'s' if len(lines) > 1 else ''} {' and '.join(map(str, lines))})"
+             if lines else "")
+    pieces = [arrays[r][1] if arrays[r] else f"const half *{r}" for r in roots]
+    declared = "; ".join(p.rstrip(";") for p in pieces) + ";" if lines else ", ".join(pieces)
+    names = " and ".join(roots)
     return (", and ".join(said) + ": load_matrix_sync loads a fragment from memory of its own "
-            f"element type, and {names} {'was' if len(loads) == 1 else 'were'} declared "
-            f"{loads[0].types[1]} where the fragments' half belongs",
+            f"element type, and {names} {'was' if len(roots) == 1 else 'were'} declared "
+            f"{loads[0].types[1]}{where} where the fragments' half belongs",
             f"declare {names} half, as their fragments are: {declared} (the tensor cores take "
             "16-bit inputs and add their products in float, in the accumulator and C: mixed "
             "precision)")
+
+
+def _array_declared(name: str, type_: str, source: str):
+    """(its line, its declaration with half for ``type_``) where ``source`` declares ``name`` an
+    array of ``type_``, else None."""
+    pattern = re.compile(rf"\b{re.escape(type_)}\b[^;()=]*?\b{re.escape(name)}\s*\[")
+    for number, line in enumerate(source.splitlines(), 1):
+        code = line.split("//")[0]
+        if pattern.search(code):
+            return number, re.sub(rf"\b{re.escape(type_)}\b", "half", code.strip(), count=1)
+    return None
 
 
 def _wide_accumulator(d) -> bool:

@@ -104,6 +104,10 @@ LOOKALIKES = [
     (lambda m, k, n: dict(k_end=k - 16), "the loop over K stopped a step short (k < K - 16): "
      "the last 16-deep step along K (A's columns and B's rows K - 16 to K - 1) was left out of "
      "every tile of C", "the last step starts at k = K - 16 and must run too: for (int k = 0; k < K; k += 16)"),
+    (lambda m, k, n: dict(k_step=32), "the loop over k steps by 32, not 16: only every other "
+     "16-deep step along K (k = 0, 32, 64, ...) was added into C, A's columns and B's rows 16 to "
+     "31, 48 to 63, ... left out of every tile; 32 is a warp's threads, but a fragment covers 16 "
+     "of K", "k steps by a fragment's 16: for (int k = 0; k < K; k += 16)"),
     (lambda m, k, n: dict(k_end=n), "the loop over k stopped at N, C's column count, not K: "
      "it ran N / 16 steps of 16 where A's rows and B's columns hold K / 16 (N and K mixed up)",
      "the loop runs along K, the inner dimension: for (int k = 0; k < K; k += 16)"),

@@ -5,13 +5,13 @@ shipped solution, all compiled as one module)."""
 import numpy as np
 import pytest
 
-from kernel_sources import compile_variant_pairs, simulator_only, solution, stable_file, variant
+from backproject_range_variants import KERNEL, RIGHT
+from kernel_sources import compile_variant_pairs, simulator_only, stable_file, variant
 
 from helpers.exercises.backproject_range import (CASES, Z_MAX, check_backproject_range,
                                                  check_backproject_range_kernel, depth_image,
                                                  reference, z_min)
 
-KERNEL = solution("backproject_range.cu")
 GUARD = "    if (u >= width || v >= height)\n        return;\n"
 INDEX_U = "int u = blockIdx.x * blockDim.x + threadIdx.x;"
 INDEX_V = "int v = blockIdx.y * blockDim.y + threadIdx.y;"
@@ -240,6 +240,10 @@ WRONG = {
     "block_sides_swapped": ([("blockIdx.x * blockDim.x", "blockIdx.x * blockDim.y"),
                              ("blockIdx.y * blockDim.y", "blockIdx.y * blockDim.x")],
                             "blockDim.x and blockDim.y are swapped"),
+    # blind audit AG (was 'only rows 0 to 7 were written: every block did the work of the first
+    # one ... Hint: blockIdx.y is missing from v'): v steps by blockDim.x, the block's width
+    "v_steps_by_the_block_width": ([(INDEX_V, "int v = blockIdx.y * blockDim.x + threadIdx.y;")],
+                                   "v steps by blockDim.x = 32, the block's width, from one block"),
     # every thread does the whole image, as a Python loop would: the right points, each written
     # by every thread (it passed): the race-checked case on the simulator names it
     "every_thread_does_the_image": ([(KERNEL[KERNEL.index("    int u ="):], """\
@@ -326,25 +330,6 @@ WRONG = {
 }
 SIMULATOR_ONLY = {"nan_as_an_interleaved_point": "a NaN at xyz[3 * i + c] that is a point's place "
                                                   "races with that point's store on a GPU"}
-# Right, written otherwise: each must pass.
-RIGHT = {
-    # a grid-stride loop over both sides, and a select for the NaN instead of a return
-    "grid_stride_loops": [(KERNEL[KERNEL.index("    int u ="):], """    int n = width * height;
-    for (int v = blockIdx.y * blockDim.y + threadIdx.y; v < height; v += blockDim.y * gridDim.y)
-        for (int u = blockIdx.x * blockDim.x + threadIdx.x; u < width; u += blockDim.x * gridDim.x) {
-            int i = v * width + u;
-            float z = depth[i] * depth_scale;
-            bool point = depth[i] != 0 && z >= z_min && z <= z_max;
-            xyz[i] = point ? (u - cx) * z / fx : nanf("");
-            xyz[n + i] = point ? (v - cy) * z / fy : nanf("");
-            xyz[2 * n + i] = point ? z : nanf("");
-        }
-}
-""")],
-    "nan_from_a_division": [('nanf("")', "0.0f / 0.0f")],
-}
-
-
 @pytest.fixture(scope="module")
 def kernels():
     return compile_variant_pairs("backproject_range", {

@@ -233,6 +233,10 @@ WRONG = [
      ["the loop over k started at k = 16, not 0", "A's columns and B's rows 0 to 15",
       "left out of every tile of C", "Hint: the first step starts at k = 0 and must run too: "
       "for (int k = 0; k < K; k += 16)"]),
+    # blind audit AG (was 'C is not A B (C[47][15] = 1.278, expected -6.086)' and the
+    # checklist): the loop over k steps by 32, a warp's threads, where a fragment covers 16 of K
+    ("k_steps_by_32", variant(KERNEL, ("k < K; k += 16", "k < K; k += 32")),
+     ["the loop over k steps by 32, not 16", "for (int k = 0; k < K; k += 16)"]),
     ("c_tile_rows_k_apart", variant(KERNEL, ("C + tile_row * 16 * N", "C + tile_row * 16 * K")),
      ["a write of C", "C + tile_row * 16 * N + tile_col * 16"]),
     # audit 2: three lookalikes that got the catch-all 'C is not A B' or 'never written'

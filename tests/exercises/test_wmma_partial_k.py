@@ -381,6 +381,12 @@ DOES_NOT_COMPILE = {
                                   (STAGE_B, STAGE_B.replace(": __float2half(0.0f)", ": 0.0f"))],
                                  "line 23's ?: gives a const half on one side",
                                  "make both sides half, __float2half(0.0f)"),
+    # blind audit AG (was '... from &As[w][0][0], a float pointer ... Hint: declare &As[w][0][0]
+    # and &Bs[w][0][0] half ...: const half *&As[w][0][0]'): the shared tiles declared float
+    "shared_tiles_declared_float": ([("half As[4]", "float As[4]"), ("half Bs[4]", "float Bs[4]")],
+                                    "As and Bs were declared float (lines 11 and 12) where the "
+                                    "fragments' half belongs", "declare As and Bs half, as their "
+                                    "fragments are: __shared__ __align__(32) half As[4][16][16];"),
 }
 
 
