@@ -70,8 +70,7 @@ def device_kernel(k, function, launches, order=None, reads=None, freed=None):
             raise Refused(_empty_grid(k, args))
         if told := width_in_bytes(k, args) or arrays_swapped(k, args):
             raise Refused(told)
-        passed, kept = unheld(k, args, launches, [] if freed is None else freed,
-                              lambda: order.seen(None)[0] if order else ())
+        passed, kept = unheld(k, args, launches, [] if freed is None else freed, order)
         launches.append(Launch(k, int(args[3]), *(order.seen(k) if order else ((), 0)), kept,
                                tuple(kwargs.get("grid", (1, 1))),
                                tuple(kwargs.get("block", (1, 1, 1)))))

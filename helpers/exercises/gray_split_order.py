@@ -21,13 +21,17 @@ it from being freed)."""
 ROLES = ("input", "output")  # the kernel's first two arguments: rgb_k, grey_k
 
 
-def unheld(k, args, launches, freed, ran):
+def unheld(k, args, launches, freed, order):
     """(the arguments of device k's launch for the simulator, those the checker keeps): each
     gpuarray as its device address, as PyCUDA passes it, and kept as an ``Array``; its freeing
-    before device k's kernels had run (``ran()``: the devices whose kernels had) noted in
-    ``freed``: (k, its place among the arguments, how many ``launches`` there were)."""
+    before device k's kernels had run (``order.seen``: the devices whose kernels had) noted in
+    ``freed``: (k, its place among the arguments, how many ``launches`` there were). The note
+    holds ``order`` weakly: it reaches the copies' records, which hold the arrays, and a
+    finalizer's callback that reaches its array keeps it alive for good (its memory with it)."""
+    order = weakref.ref(order) if order is not None else lambda: None
+
     def note(place):
-        if k not in ran():
+        if k not in (order().seen(None)[0] if order() is not None else ()):
             freed.append((k, place, len(launches)))
 
     passed, kept = [], []

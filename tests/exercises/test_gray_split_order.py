@@ -39,3 +39,33 @@ def test_devices_that_took_turns_are_named(name, capsys):
     assert not ok and out.startswith("NOT YET:"), out
     for part in expected:
         assert part in out, out
+
+
+@pytest.mark.skipif(BACKEND != "simulator", reason="the simulator's devices' memory is measured")
+def test_the_check_lets_go_of_the_learner_s_arrays(capsys):
+    """Once the check is over, every device has the memory it had before: the finalizers that
+    note an array freed under its kernel reach it only weakly (one that reached it, through the
+    copies' records, kept the arrays, and their memory, for good)."""
+    import gc
+
+    from test_gray_split import ON_STREAMS
+
+    from helpers.backend import drv
+    from helpers.sim.settings import settings
+
+    def free():
+        gc.collect()
+        held = []
+        for context in contexts:
+            context.push()
+            held.append(drv.mem_get_info()[0])
+            context.pop()
+        return held
+
+    with settings.changed(devices=2, device_memory=8 * 2**20):
+        contexts = [drv.Device(k).retain_primary_context() for k in range(2)]
+        before = free()
+        run_check(define(ON_STREAMS), capsys)
+        assert free() == before
+        for context in contexts:
+            context.detach()
