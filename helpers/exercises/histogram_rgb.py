@@ -23,7 +23,8 @@ from helpers.exercises.histogram_rgb_counts import (BARRIER_HINT, BINS,
                                                    uncleared_bins, wrapped, wrong_counts)
 from helpers.exercises.histogram_rgb_counts import block_counts as _block_counts
 from helpers.exercises.hidden import pick
-from helpers.exercises.kernel import KernelExercise, Launch, traced_back
+from helpers.exercises.kernel import KernelExercise, Launch
+from helpers.exercises.named_first import named_first
 from helpers.exercises.microscope import observe, observed_mistakes
 
 GUARD, PAD = 64, 255
@@ -170,17 +171,8 @@ def _detect(kernels, case):
     """The case's launch and mistakes; a crash's after ``_barrier_in_a_loop``'s, which reads the
     kernel's words (the crash's own hint, from the error alone, cannot)."""
     launch = _launch(case)
-    mistakes = EXERCISE.run(kernels, launch)
-    try:
-        first = next(mistakes)
-    except StopIteration as stop:
-        run = stop.value
-    else:
-        yield from _barrier_in_a_loop(kernels, launch, case)
-        yield first
-        run = yield from mistakes
-    if run is not None:
-        yield from traced_back(kernels, launch, _mistakes(case, run))
+    return named_first(EXERCISE, kernels, launch, lambda: _barrier_in_a_loop(kernels, launch, case),
+                       lambda run: _mistakes(case, run))
 
 
 def _barrier_in_a_loop(kernels, launch, case):

@@ -22,7 +22,8 @@ from helpers.exercises import near
 from helpers.exercises.barrier_if import after_the_cases
 from helpers.exercises.common import Input, Output, one_further
 from helpers.exercises.hidden import awkward
-from helpers.exercises.kernel import KernelExercise, Launch, traced_back
+from helpers.exercises.kernel import KernelExercise, Launch
+from helpers.exercises.named_first import named_first
 from helpers.exercises.microscope import accesses_of, observe, race_mistake, syncwarp_first
 from helpers.exercises.origin import Wrong
 from helpers.exercises.reverse_blocks_models import (BLOCK, j_as_the_lane, len_of_the_last_block,
@@ -309,18 +310,8 @@ def _mistakes(n, run):
 def _detect(kernels, n):
     """The case's launch and mistakes, a crash's after ``_len_the_larger``'s (which the crash's
     own hint, from block 0 alone, cannot tell from two other mistakes)."""
-    launch = _launch(n)
-    mistakes = EXERCISE.run(kernels, launch)
-    try:
-        first = next(mistakes)
-    except StopIteration as stop:
-        run = stop.value
-    else:
-        yield from _len_the_larger(kernels, n)
-        yield first
-        run = yield from mistakes
-    if run is not None:
-        yield from traced_back(kernels, launch, _mistakes(n, run))
+    return named_first(EXERCISE, kernels, _launch(n), lambda: _len_the_larger(kernels, n),
+                       lambda run: _mistakes(n, run))
 
 
 def _reads_past_n(kernels, n):
