@@ -23,7 +23,8 @@ compiled:
   thread_local) it compiled, and started from the initializer in every block;
 - a kernel is __global__ alone: __host__ __global__ or __device__ __global__ (nvcc: "illegal
   combination of memory qualifiers"), as a kernel runs on the device and is launched from the
-  host, never called on either side; __host__ expands to nothing here, so the text as given says;
+  host, never called on either side (read after the preprocessor, as the learner's macros
+  may write the qualifiers);
 - device code declares no thread_local variable (nvcc: "cannot use thread_local specifier for
   variable declarations in device code"): a local is each thread's already. On the CPU it
   compiled, one variable for each worker that runs threads.
@@ -49,6 +50,7 @@ _NOT_HOST_VARIABLES = {"__sim_device__", "__sim_global__", "__sim_constant__", "
                        "extern", "static_assert", "struct", "class", "union", "enum", "namespace",
                        "operator", "friend"}
 _MARKS = {"__sim_device__", "__sim_global__"}
+_OTHER_SIDES = {"__sim_device__": "__device__", "__sim_host__": "__host__"}  # beside __global__
 _DEFAULTED = "= default"  # the mark of a member declared = default or = delete: nvcc's on both sides
 _NOT_A_CALL_BEFORE = {".", "->", "::"}
 
@@ -60,11 +62,9 @@ def check(user_code, source, what):
         tokens = read_tokens(user_code, 0, len(user_code))
     except Unreadable:
         return
-    for declared in _KERNEL_DECLARED.finditer(_COMMENT.sub(" ", source)):
-        other = _OTHER_SIDE.search(declared[0])
-        if other:
-            raise said.qualifiers_error(what, declared[1], other[0], source)
-    functions, variables, members, initialized = _read(tokens)
+    functions, variables, members, initialized, combined = _read(tokens)
+    if combined:
+        raise said.qualifiers_error(what, *combined[0], source)
     own_functions, own_variables, own_structs = _declared_in(source)
     constexpr = set(_CONSTEXPR.findall(_COMMENT.sub(" ", source)))
     for variable, called in initialized:
@@ -164,9 +164,9 @@ def _read(tokens):
     functions defined or declared outside any function's body (free and member functions),
     {name: whether const, of the variables declared outside any function and struct unmarked},
     {member function's name: its struct's}, [(a __device__ or __constant__ variable, the function
-    its initializer calls)])."""
+    its initializer calls)], [(a kernel declared __host__ or __device__ too, which of the two)])."""
     functions, variables, members, i, start = {}, {}, {}, 0, 0  # start: the declaration's first
-    initialized = []
+    initialized, combined = [], []
     scopes = []  # for each scope open here: its struct's name, or None for a namespace's
     while i < len(tokens):
         text = tokens[i].text
@@ -188,7 +188,10 @@ def _read(tokens):
             name = tokens[i - 1].text
             marks, bodies = functions.get(name, (frozenset(), []))
             defaulted = [t.text for t in tokens[end + 1:end + 3]] in (["=", "default"], ["=", "delete"])
-            own = {t.text for t in tokens[start:i]} & _MARKS  # this declaration's
+            words = {t.text for t in tokens[start:i]}
+            own = words & _MARKS  # this declaration's
+            if "__sim_global__" in words and words & _OTHER_SIDES.keys():
+                combined.append((name, _OTHER_SIDES[min(words & _OTHER_SIDES.keys())]))
             functions[name] = (marks | own | ({_DEFAULTED} if defaulted else set()), bodies)
             struct = next((scope for scope in reversed(scopes) if scope is not None), None)
             if struct is not None:
@@ -203,7 +206,7 @@ def _read(tokens):
             i = closing(tokens, i) + 1
             continue
         i += 1
-    return functions, variables, members, initialized
+    return functions, variables, members, initialized, combined
 
 
 def _initializer_calls(declaration):
@@ -260,9 +263,6 @@ def _variables(declaration):
 _DECLARED = re.compile(r"(\w+)[ \t*&]+(?:\w+::)?([A-Za-z_]\w*)\s*([(=;,\[])")
 _STRUCT = re.compile(r"\b(?:struct|class)\s+([A-Za-z_]\w*)")
 _COMMENT = re.compile(r"//[^\n]*|/\*.*?\*/", re.S)
-# a declaration up to its name's ( that says __global__ (its name: group 1)
-_KERNEL_DECLARED = re.compile(r"[^;{}()]*\b__global__\b[^;{}()]*?\b(?!__launch_bounds__)(\w+)\s*\(")
-_OTHER_SIDE = re.compile(r"\b__(?:host|device)__\b")
 _CONSTEXPR = re.compile(r"\bconstexpr\b[^;{(=]*?\b(\w+)\s*\(")
 
 

@@ -68,12 +68,13 @@
 #define __device__ __sim_device__  // marks __device__ functions and variables for the driver
 #define __constant__ __sim_constant__
 #define __managed__ __sim_managed__
+#define __host__ __sim_host__      // for device_rules: a kernel declared __host__ too is refused
 #else
 #define __device__
 #define __constant__
 #define __managed__
-#endif
 #define __host__
+#endif
 #define __shared__ static thread_local
 #define __forceinline__ inline __attribute__((__always_inline__))
 // __noinline__: written out in the learner's code by compile/source.py (a macro would break

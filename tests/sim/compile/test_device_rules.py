@@ -130,6 +130,13 @@ SOURCES = {  # name: (source, nvcc's verdict: None where it compiles, else the r
     "host_device_helper_beside_a_kernel": ("__host__ __device__ float one() { return 1; }\n"
                                            "__global__ void __launch_bounds__(64) k(float *o) "
                                            "{ o[0] = one(); }\n", None),
+    # PyCUDA's scan writes its qualifiers through macros, one line each (the rule reads the code
+    # after the preprocessor: a search of the text ran from the one line into the other)
+    "qualifiers_from_macros": ("#define WITHIN_KERNEL __device__\n#define KERNEL __global__\n"
+                               "WITHIN_KERNEL float one() { return 1; }\n"
+                               "KERNEL void k(float *o) { o[0] = one(); }\n", None),
+    "host_and_global_from_a_macro": ("#define BOTH __host__ __global__\n"
+                                     "BOTH void k(float *o) { o[0] = 1; }\n", diagnosed.QUALIFIERS),
     "thread_local_in_a_kernel": (KERNEL.format("thread_local int t; t = n; o[0] = t;"),
                                  diagnosed.THREAD_LOCAL),
     "static_local_in_a_kernel": (KERNEL.format("static int t; t = 1; o[0] = t;"), None),
