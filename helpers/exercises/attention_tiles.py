@@ -122,8 +122,8 @@ def _next_tile_staged_early(failure, barriers):
     err = failure.error
     if failure.kind != "race" or err.space != "shared" or err.array not in ("Ks", "Vs"):
         return
-    store, load = sorted((err.first, err.second), key=lambda a: not a.does.startswith("writes"))
-    if not store.does.startswith("writes") or not load.does.startswith("reads"):
+    store, load = sorted((err.first, err.second), key=lambda a: not a.writes)
+    if not store.writes or not load.reads:
         return
     ours, theirs = (int(a.line.rsplit(":", 1)[-1]) for a in (store, load))
     between = [b for b in barriers if ours < b < theirs]

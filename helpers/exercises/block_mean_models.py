@@ -317,7 +317,7 @@ def mean_started_by_every_thread(err):
     other = next((a for a in (err.first, err.second) if a.thread[0] != 0), None)
     lines = [int(str(a.line).rsplit(":", 1)[-1]) if a and str(a.line).rsplit(":", 1)[-1].isdigit()
              else None for a in (other, zero)]
-    if zero is None or other is None or other.does != "writes it" or None in lines or \
+    if zero is None or other is None or not other.writes or None in lines or \
             not lines[0] < lines[1]:
         return None
     b = err.element

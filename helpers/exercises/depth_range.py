@@ -83,8 +83,8 @@ def _launch(case):
 
 def _reset_in_kernel(race):
     """A race between a plain store and an atomic update: a thread setting range's start."""
-    return race is not None and {race.first.does, race.second.does} == {
-        "writes it", "updates it atomically"}
+    return race is not None and {(a.writes, a.atomic) for a in (race.first, race.second)} == {
+        (True, False), (False, True)}
 
 
 STORED_BACK_HINT = ("atomicMin(&range[0], d) updates range itself and returns the value range "
@@ -112,7 +112,7 @@ def _observed(kernels, case):
     seen = observe(kernels, launch)
     race = seen.race
     if race is not None and race.space == "global":
-        reads = [a for a in (race.first, race.second) if a.does == "reads it"]
+        reads = [a for a in (race.first, race.second) if a.reads]
         other = [a for a in (race.first, race.second) if a.atomic]
         pixel = reads[0].block[0] * case["block"] + reads[0].thread[0] if reads else -1
         if reads and other and 0 <= pixel < case["n"] and launch.model[pixel] == 0:
@@ -130,7 +130,7 @@ def _plain_stores_left(kernels, race, shown):
     two plain stores into range on one line, and a trace of a small image shows every measured
     pixel's thread storing into that element there and updating it on another line too."""
     if race is None or race.array != "range" or race.first.atomic or race.second.atomic \
-            or race.first.does != "writes it" or not race.same_line:
+            or not race.first.writes or not race.same_line:
         return
     lines = _stored_by_every_pixel(kernels)
     line = int(race.line.rsplit(":", 1)[-1])

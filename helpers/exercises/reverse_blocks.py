@@ -134,7 +134,7 @@ def _overwrites_own(failure):
     (its fields: the first thread's index is the element), another thread of its block read it."""
     err = failure.error
     return (failure.kind == "race" and err.array == "s" and err.same_line
-            and err.first.does == "writes it" and err.second.does == "reads it"
+            and err.first.writes and err.second.reads
             and err.first.block == err.second.block and err.first.thread[0] == err.element)
 
 

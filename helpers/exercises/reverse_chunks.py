@@ -247,8 +247,8 @@ def _barrier_twice(kernels, race):
     if (pair := _back_to_back(kernels)) is None:
         return None
     line = {a: int(a.line.rsplit(":", 1)[1]) for a in (race.first, race.second)}
-    store = next((a for a in line if a.does == "writes it" and line[a] < pair[0]), None)
-    read = next((a for a in line if a.does == "reads it" and line[a] > pair[1]), None)
+    store = next((a for a in line if a.writes and line[a] < pair[0]), None)
+    read = next((a for a in line if a.reads and line[a] > pair[1]), None)
     if store is None or read is None:
         return None
     more = f" ({race.count - 1} more hazards)" if race.count > 1 else ""

@@ -118,6 +118,9 @@ class Access:
     def who(self):
         return f"thread {xyz(self.thread)} of block {xyz(self.block)}"
 
+    # what a checker reads, never ``does``' words: a plain write (not an atomic update), a read
+    writes, reads = property(lambda a: a.does == "writes it"), property(lambda a: a.does == "reads it")
+
 
 def xyz(t):
     """(x, y, z) as CUDA's messages write a thread's or block's index: "(3, 0, 0)"."""
@@ -181,6 +184,9 @@ class UninitialisedReadError(LaunchError):
     @property
     def who(self):
         return f"thread {xyz(self.thread)} of block {xyz(self.block)}"
+
+    # what a checker reads, never ``does``' words: a plain write (not an atomic update), a read
+    writes, reads = property(lambda a: a.does == "writes it"), property(lambda a: a.does == "reads it")
 
     @property
     def more(self):

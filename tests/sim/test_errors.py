@@ -52,6 +52,9 @@ def test_a_race_carries_both_accesses_and_is_told_from_them():
     e = _race(count=3)
     assert (e.kind, e.line, e.hazard, e.space) == ("race", "k.cu:7", "read-after-write", "shared")
     assert e.second.who == "thread (1, 0, 0) of block (2, 0, 0)" and not e.same_line
+    assert (e.first.writes, e.first.reads, e.second.writes, e.second.reads) == (True, False, False, True)
+    atomic = errors.Access((0, 0, 0), (0, 0, 0), "k.cu:5", "updates it atomically", atomic=True)
+    assert not atomic.writes and not atomic.reads
     assert e.place == "s[3] (shared memory)"
     assert e.summary == (
         "kernel 'k' has a data race on s[3] (shared memory): thread (0, 0, 0) of block (2, 0, 0) "
