@@ -2,9 +2,9 @@
 kernels)`` converts a batch of RGB images to grey, device k a share, in ``contexts[k]`` with
 ``kernels[k]``, every device's kernel launched before any result is copied back. The kernels
 handed over record each launch and refuse one a GPU would refuse. The simulator shows the order
-(``function.LaunchOrder``), its kernels given the arrays' addresses, as PyCUDA's launch is, so
-that an array the function lets go of is freed at once, waiting for its kernel
-(``gray_split_order``); a GPU does not, and the verdict says so, as it does with one device."""
+(``function.LaunchOrder``): an array the function lets go of is freed at once, waiting for its
+kernel, as on a GPU (``gray_split_order``); a GPU shows no order, and the verdict says so, as it
+does with one device."""
 
 from __future__ import annotations
 
@@ -21,7 +21,7 @@ from helpers.exercises.gray_split_models import (arrays_swapped, floored_shares,
                                                  returned_in_the_collecting_loop, rows_short,
                                                  shape_unpacked_swapped, stored_at_index,
                                                  width_in_bytes, wrong_type)
-from helpers.exercises.gray_split_order import freed_while_running, unheld
+from helpers.exercises.gray_split_order import freed_while_running, kept
 from helpers.exercises.function import (LaunchOrder, Refused, check_function, context_mistakes,
                                         context_stack, copies_to_host, current_device,
                                         run_catching, stopped_at_empty)
@@ -55,8 +55,8 @@ and its grid and block."""
 def device_kernel(k, function, launches, order=None, reads=None, freed=None):
     """``kernels[k]``, noting every launch in ``launches`` and refusing one that would fail (or
     run past its share) on a GPU; with ``order`` (on the simulator), launched through it, its
-    gpuarrays by their addresses (their freeing noted in ``freed``: ``unheld``); with ``reads``,
-    each get() of its output noted there: (k, the device whose context was current)."""
+    gpuarrays' freeing noted in ``freed`` (``kept``); with ``reads``, each get() of its output
+    noted there: (k, the device whose context was current)."""
 
     def kernel(*args, **kwargs):
         from helpers.backend import drv
@@ -70,13 +70,13 @@ def device_kernel(k, function, launches, order=None, reads=None, freed=None):
             raise Refused(_empty_grid(k, args))
         if told := width_in_bytes(k, args) or arrays_swapped(k, args):
             raise Refused(told)
-        passed, kept = unheld(k, args, launches, [] if freed is None else freed, order)
-        launches.append(Launch(k, int(args[3]), *(order.seen(k) if order else ((), 0)), kept,
+        noted = kept(k, args, launches, [] if freed is None else freed, order)
+        launches.append(Launch(k, int(args[3]), *(order.seen(k) if order else ((), 0)), noted,
                                tuple(kwargs.get("grid", (1, 1))),
                                tuple(kwargs.get("block", (1, 1, 1)))))
         if reads is not None and hasattr(args[1], "get"):
             _note_reads(args[1], k, reads)
-        return order.launch(k, function, passed, kwargs) if order else function(*args, **kwargs)
+        return order.launch(k, function, args, kwargs) if order else function(*args, **kwargs)
 
     return kernel
 

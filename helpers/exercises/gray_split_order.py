@@ -1,8 +1,8 @@
 """What ``helpers.exercises.gray_split`` needs to see an array freed under a running kernel: a
-launch's arguments as PyCUDA's launch holds them (``unheld``: by their addresses, no reference
-to the learner's gpuarrays, so that one the learner lets go of is freed then, and the simulator's
-free waits for the kernels that use it, as cuMemFree does), and the devices' taking turns that
-such a free caused (``freed_while_running``)."""
+launch's arguments noted without a reference to the learner's gpuarrays (``kept``), so that one
+the learner lets go of is freed then (a launch keeps no reference either, on a GPU or the
+simulator, and the free waits for the kernels that use it, as cuMemFree does), and the devices'
+taking turns that such a free caused (``freed_while_running``)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,6 @@ import ast
 import weakref
 from collections import namedtuple
 
-import numpy as np
 
 from helpers.exercises.learner_code import code_of
 
@@ -21,34 +20,31 @@ it from being freed)."""
 ROLES = ("input", "output")  # the kernel's first two arguments: rgb_k, grey_k
 
 
-def unheld(k, args, launches, freed, order):
-    """(the arguments of device k's launch for the simulator, those the checker keeps): each
-    gpuarray as its device address, as PyCUDA passes it, and kept as an ``Array``; its freeing
-    before device k's kernels had run (``order.seen``: the devices whose kernels had) noted in
-    ``freed``: (k, its place among the arguments, how many ``launches`` there were). The note
-    holds ``order`` weakly: it reaches the copies' records, which hold the arrays, and a
-    finalizer's callback that reaches its array keeps it alive for good (its memory with it)."""
+def kept(k, args, launches, freed, order):
+    """The arguments of device k's launch as the checker keeps them, each gpuarray as an
+    ``Array``; its freeing before device k's kernels had run (``order.seen``: the devices whose
+    kernels had) noted in ``freed``: (k, its place among the arguments, how many ``launches``
+    there were). The note holds ``order`` weakly: it reaches the copies' records, which hold the
+    arrays, and a finalizer's callback that reaches its array keeps it alive for good (its
+    memory with it)."""
     order = weakref.ref(order) if order is not None else lambda: None
 
     def note(place):
         if k not in (order().seen(None)[0] if order() is not None else ()):
             freed.append((k, place, len(launches)))
 
-    passed, kept = [], []
+    noted = []
     for place, arg in enumerate(args):
         if hasattr(arg, "gpudata") and hasattr(arg, "shape"):
             weakref.finalize(arg, note, place)
-            arg, kept_as = np.intp(int(arg.gpudata)), Array(arg.shape, arg.size, arg.dtype)
-        else:
-            kept_as = arg
-        passed.append(arg)
-        kept.append(kept_as)
-    return tuple(passed), tuple(kept)
+            arg = Array(arg.shape, arg.size, arg.dtype)
+        noted.append(arg)
+    return tuple(noted)
 
 
 def freed_while_running(fn, launches, freed, j, i):
     """(problem, hint) where device ``i``'s kernel, which the host waited for before launch
-    ``j`` (``launches[j]``), had an array of its freed before that launch (``freed``: unheld's
+    ``j`` (``launches[j]``), had an array of its freed before that launch (``freed``: kept's
     notes): the learner's name for it and the list its results are collected from, with that
     name added, taken from ``fn``'s code where known; else None."""
     first = next(m for m, launch in enumerate(launches) if launch.device == i)

@@ -157,10 +157,11 @@ class GPUArray(ArithmeticMixin):
         read or written when the copy runs; pageable memory is staged at once (a source) or
         waited for (a destination), as CUDA does."""
         after = streams.device_of(stream if queued else None)
+        to_host, address = dst is not self, int(self.gpudata)  # no reference to self: see below
 
         def noted():  # a copy back to the host is noted (copies.to_host)
-            if dst is not self:
-                copies.to_host(int(self.gpudata), after)
+            if to_host:
+                copies.to_host(address, after)
 
         if not queued:
             copy_array(dst, src)
@@ -171,15 +172,17 @@ class GPUArray(ArithmeticMixin):
         pinned = hostmem.is_pinned(host)
         if host is src and not pinned:
             src = src.copy()
-        device = device_view(int(self.gpudata), self.shape, self.dtype, self.strides)
-        pair = (device, src) if dst is self else (dst, device)
+        # The queued copy holds the array's memory by its address, as CUDA's does: an array let
+        # go of while its copy waits is freed then, and the free runs the copy first.
+        device = device_view(address, self.shape, self.dtype, self.strides)
+        pair = (dst, device) if to_host else (device, src)
 
         def run():
             pair[0][...] = pair[1]
             noted()
 
-        op = streams.submit(stream, run, "GPUArray.set_async" if dst is self else
-                            "GPUArray.get_async", touches=[memory.find(int(self.gpudata))])
+        op = streams.submit(stream, run, "GPUArray.get_async" if to_host else
+                            "GPUArray.set_async", touches=[memory.find(address)])
         if host is dst and not pinned:
             streams.synchronize([op])
 

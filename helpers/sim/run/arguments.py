@@ -60,13 +60,15 @@ class LaunchRecord:
     check, the init check and the memory trace (microscope/) share. ``addresses``: for each
     argument, the device address a pointer parameter receives (None for a value); ``pointers``:
     the C array of pointers to each argument's bytes, which ``keep`` holds; ``blocks``: the
-    allocations (memory.Block) the pointers point into, checked after the launch for overruns."""
+    allocations (memory.Block) the pointers point into, checked after the launch for overruns.
+    It holds no argument itself, as PyCUDA's launch holds none: a gpuarray that the host lets go
+    of while its launch is queued is freed then, and the free runs the launch first (cuMemFree
+    waits for the work that uses the memory: machine/streams.before_free)."""
     module: object
     kernel: object
     grid: tuple
     block: tuple
     shared: int
-    args: tuple
     addresses: tuple
     pointers: object
     keep: tuple
@@ -98,8 +100,8 @@ def read(module, kernel, args, grid, block, shared):
         found = memory.find(value) if value is not None else None
         if found is not None:
             blocks[found.base] = found
-    return LaunchRecord(module, kernel, tuple(grid), tuple(block), shared, tuple(args),
-                        tuple(addresses), pointers, tuple(keep), tuple(blocks.values()))
+    return LaunchRecord(module, kernel, tuple(grid), tuple(block), shared, tuple(addresses),
+                        pointers, tuple(keep), tuple(blocks.values()))
 
 
 def pointer_value(arg):

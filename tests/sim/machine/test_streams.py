@@ -8,6 +8,7 @@ host anyway.
 """
 
 import time
+import weakref
 
 import numpy as np
 import pytest
@@ -159,6 +160,24 @@ def test_an_error_in_queued_work_is_raised_where_the_host_waits():
     assert "where the host waited" in str(err.value)  # a note, with no field: the text says it
     assert later.query()              # what was queued after it was dropped
     stream.synchronize()
+
+
+@pytest.mark.parametrize("then_copied", [False, True], ids=["kernel", "kernel_and_copy"])
+def test_an_array_let_go_of_while_its_work_is_queued_is_freed_then_after_the_work(slow_fill,
+                                                                                  then_copied):
+    """A launch or a copy keeps no reference to its arrays (PyCUDA's keep their addresses): a
+    gpuarray the host lets go of while its kernel (and its copy back) is queued is freed at
+    once, and the free waits for that work (cuMemFree waits for the device)."""
+    stream, freed = drv.Stream(), []
+    out, host = gpuarray.empty(N, np.float32), drv.pagelocked_zeros(N, np.float32)
+    weakref.finalize(out, freed.append, "freed")
+    slow_fill(out, 5.0, stream)
+    if then_copied:
+        out.get_async(stream, host)
+    del out
+    assert freed == ["freed"]
+    assert stream.is_done()
+    assert host[1] == (6.0 if then_copied else 0.0)
 
 
 @pytest.mark.skipif(not SIM, reason="what the simulator promises about freeing memory")
