@@ -10,7 +10,6 @@ import ast
 import weakref
 from collections import namedtuple
 
-
 from helpers.exercises.learner_code import code_of
 
 Array = namedtuple("Array", "shape size dtype")
