@@ -97,8 +97,9 @@ _VECTOR_ELEMENT_BYTES = {"uchar3": 1, "uchar4": 4, "float2": 8, "float3": 4, "fl
 
 
 def pointed_to(type_name):
-    """The C type a pointer parameter points to, without qualifiers: 'const float *' -> 'float'."""
-    name = re.sub(r"\b(const|volatile|__restrict__|__restrict|restrict)\b|\*", " ", type_name)
+    """The C type a pointer parameter points to, without qualifiers: 'const float *' -> 'float';
+    the type a reference parameter binds to: 'float&' -> 'float'."""
+    name = re.sub(r"\b(const|volatile|__restrict__|__restrict|restrict)\b|[*&]", " ", type_name)
     return " ".join(name.split())
 
 

@@ -106,8 +106,32 @@ def after_mark(preprocessed):
 
 
 def kernels_in(preprocessed_user_code):
-    """The kernels' names, in order, from the preprocessed code (__global__ marks them)."""
-    return list(dict.fromkeys(_GLOBAL.findall(preprocessed_user_code)))
+    """{the kernels' entries: the expression of each one's function, its name}, in order, from
+    the preprocessed code (__global__ marks them). A kernel template is a kernel only where it is
+    instantiated explicitly (``template __global__ void k<float>(float *, int);``), as with nvcc,
+    each instantiation an entry of its own, named by its C++ mangled name (module.py)."""
+    code, entries, templates = without_strings(preprocessed_user_code), {}, set()
+    for m in _GLOBAL.finditer(code):
+        if _TEMPLATE_HEAD.search(code[_statement_start(code, m.start()):m.start()]):
+            templates.add(m.group(1))
+        else:
+            entries.setdefault(f"&{m.group(1)}", m.group(1))
+    for m in _INSTANTIATION.finditer(code):
+        name, arguments, params = m.group(1), m.group(2) or "", m.group(3)
+        if name in templates:
+            entries[f"static_cast<void (*)({params})>(&{name}{arguments})"] = name
+    return entries
+
+
+# A kernel template's head or an explicit instantiation, before __global__; an instantiation.
+_TEMPLATE_HEAD = re.compile(r"\btemplate\b")
+_INSTANTIATION = re.compile(r"\btemplate\s+(?:__sim_global__\s+)?void\s+([A-Za-z_]\w*)\s*"
+                            r"(<[^;{}()]*(?:\([^;{}()]*\)[^;{}()]*)*>)?\s*\(([^;{}]*)\)\s*;")
+
+
+def _statement_start(code, end):
+    """Where the declaration that reaches code[end] starts: after the last ;, { or } before."""
+    return max(code.rfind(c, 0, end) for c in ";{}") + 1
 
 
 def uses_fibers(preprocessed_user_code):
@@ -162,15 +186,15 @@ def defines_device_functions(preprocessed_user_code):
 
 def translation_unit(body, kernels, instrumented_as=None, vectorised=(), split=()):
     """The prelude (and sim_prelude_end.h, which a precompiled prelude cannot hold), the learner's
-    code, and the table of its kernels. An instrumented build (helpers/sim/microscope/instrumented.py) names
+    code, and the table of its kernels (``kernels``: kernels_in's entries). An instrumented build (helpers/sim/microscope/instrumented.py) names
     the code around the learner's after the file `instrumented_as`, so that none of it is taken
     for the learner's, and ends the learner's __shared__ arrays with bytes of no array
     (include/sim_traced.h). The kernels named in ``vectorised`` (loop_free_kernels) run their
     blocks on the loop the compiler may vectorise across threads, where the module has one; those
     in ``split``, rewritten by split.py, run once a block."""
-    runner = {k: 2 if k in split else int(k in vectorised) for k in kernels}
-    entries = "".join(f'    __sim_entry<&{k}, {runner[k]}>("{k}"),\n'
-                      for k in kernels) or "    {},\n"
+    runner = {f"&{k}": 2 if k in split else int(k in vectorised) for k in kernels.values()}
+    entries = "".join(f'    __sim_entry<{function}, {runner.get(function, 0)}>("{k}"),\n'
+                      for function, k in kernels.items()) or "    {},\n"
     generated = f'#line 1 "{instrumented_as}"\n' if instrumented_as else ""
     guard = "__SIM_SHARED_GUARD(shared_guard_before)\n" if instrumented_as else ""
     return (f"{generated}{PRELUDE}{body}\n{generated}{guard}"

@@ -27,8 +27,19 @@ template <typename T> const char *type_name() {
     return name;
 }
 
+// What a parameter receives: its value, or, for a reference (float &x), the address the reference
+// binds to, a pointer's 8 bytes, as nvcc passes it, which std::apply turns into the reference.
+template <typename T> struct Bound {
+    T *address;
+    operator T &() const { return *address; }
+};
+template <typename A> struct Passed { using type = typename std::decay<A>::type; };
+template <typename T> struct Passed<T &> { using type = Bound<T>; };
+
 template <typename T> ParamInfo param_info() {
     using D = typename std::decay<T>::type;
+    if constexpr (std::is_lvalue_reference<T>::value)
+        return ParamInfo{'P', (int)sizeof(D *), type_name<T>()};  // "float&"
     int kind = std::is_pointer<D>::value ? 'P'
              : std::is_floating_point<D>::value ? 'f'
              : std::is_integral<D>::value ? (std::is_signed<D>::value ? 'i' : 'u')
@@ -38,7 +49,7 @@ template <typename T> ParamInfo param_info() {
 
 template <typename F> struct Signature;
 template <typename... A> struct Signature<void (*)(A...)> {
-    using Tuple = std::tuple<typename std::decay<A>::type...>;
+    using Tuple = std::tuple<typename Passed<A>::type...>;
     static constexpr int count = sizeof...(A);
     static void describe(ParamInfo *out) {
         int i = 0;

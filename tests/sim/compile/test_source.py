@@ -74,7 +74,7 @@ def test_kernels_and_the_need_for_fibers_are_read_from_the_preprocessed_code():
     code = ("void __sim_global__ first(int *x) {}\n"
             "void __sim_global__ second(float *y) { __sim_sync_block(); }\n"
             "void __sim_global__ first(int *x);\n")
-    assert source.kernels_in(code) == ["first", "second"]
+    assert source.kernels_in(code) == {"&first": "first", "&second": "second"}
     assert source.uses_fibers(code) and not source.uses_fibers("void __sim_global__ k() {}")
     for function in ("__sim_device__ float f(float x) { return x; }",
                      "static __sim_device__ inline int g(int);", "__sim_device__ __host__ int h() {}"):
@@ -85,14 +85,33 @@ def test_kernels_and_the_need_for_fibers_are_read_from_the_preprocessed_code():
     assert source.after_mark(unit) == "\nint x;"
 
 
+def test_a_kernel_template_is_a_kernel_where_it_is_instantiated_explicitly():
+    """As with nvcc: each explicit instantiation an entry (named by its mangled name once
+    loaded), with __global__ or without, the template itself none, nor an instantiation of a
+    template that is not a kernel's (the C++ library's headers have many)."""
+    code = ("template <typename T> __sim_global__ void k(T *o, int n) { o[0] = n; }\n"
+            "template __sim_global__ void k<float>(float *, int);\n"
+            "template __sim_global__ void k(double *o, int n);\n"
+            "template <int N, typename T = int>\n__sim_global__ void fill(T *o) { o[0] = N; }\n"
+            "template void fill<(3 > 2), int>(int *);\n"
+            "template <typename T> void host(T *x) {}\ntemplate void host<int>(int *);\n"
+            "__sim_global__ void plain(int *x) {}\n")
+    assert source.kernels_in(code) == {
+        "&plain": "plain",
+        "static_cast<void (*)(float *, int)>(&k<float>)": "k",
+        "static_cast<void (*)(double *o, int n)>(&k)": "k",
+        "static_cast<void (*)(int *)>(&fill<(3 > 2), int>)": "fill"}
+
+
 def test_nothing_after_the_learners_code_uses_a_name_the_learner_could_define():
-    unit = source.translation_unit("<the learner's code>", ["my_kernel", "other"])
+    unit = source.translation_unit("<the learner's code>", {"&my_kernel": "my_kernel",
+                                                            "&other": "other"})
     after = unit.split("<the learner's code>", 1)[1]
     names = set(re.findall(r"[A-Za-z_]\w*", re.sub(r'"[^"]*"', "", after)))
     assert {n for n in names if not n.startswith("__")} <= {"extern", "const", "int", "my_kernel",
                                                             "other"}, names
     assert "__sim_kernel_table_size = 2;" in unit
-    traced = source.translation_unit("<code>", [], instrumented_as="trace.cu")
+    traced = source.translation_unit("<code>", {}, instrumented_as="trace.cu")
     assert traced.startswith('#line 1 "trace.cu"\n') and "__sim_kernel_table_size = 0;" in traced
 
 
@@ -117,5 +136,5 @@ def test_only_the_kernels_without_a_loop_of_their_own_are_vectorised():
             '__sim_global__ void c(int *x) { const char *f = "{ for"; x[0] = f[0]; }\n'
             '__sim_global__ void d(int *x) { do { x[0]++; } while (x[0] < 3); }\n')
     assert source.loop_free_kernels(code) == {"a", "c"}
-    unit = source.translation_unit("<code>", ["a", "b"], vectorised={"a"})
+    unit = source.translation_unit("<code>", {"&a": "a", "&b": "b"}, vectorised={"a"})
     assert '__sim_entry<&a, 1>("a")' in unit and '__sim_entry<&b, 0>("b")' in unit
