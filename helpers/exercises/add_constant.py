@@ -74,8 +74,7 @@ VALUES = [
 def _mistakes(case, run):
     """The mistakes a launched kernel's output shows, in order (nothing when it is right)."""
     n, _ = case
-    (x, c), got, written = run.model, run.out.got, ~run.out.unwritten
-    want = x + c
+    (x, c), got, written, want = run.model, run.out.got, ~run.out.unwritten, np.add(*run.model)
     right = np.isclose(got, want, rtol=1e-6, atol=0)
     yield from _shifted_up(n, run.out.past, written, right)
     yield from _past(n, run.out.past, written)
