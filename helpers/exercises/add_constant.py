@@ -74,8 +74,7 @@ VALUES = [
 def _mistakes(case, run):
     """The mistakes a launched kernel's output shows, in order (nothing when it is right)."""
     n, _ = case
-    (x, c), got, written = run.model, run.out.got, ~run.out.unwritten
-    want = x + c
+    (x, c), got, written, want = run.model, run.out.got, ~run.out.unwritten, np.add(*run.model)
     right = np.isclose(got, want, rtol=1e-6, atol=0)
     yield from _shifted_up(n, run.out.past, written, right)
     yield from _past(n, run.out.past, written)
@@ -114,6 +113,7 @@ def _mistakes(case, run):
                f"y[{first}])", f"every thread writes its own element: {INDEX_HINT}")
     for model, problem, hint in VALUES:
         if np.allclose(got, model(x, c), rtol=1e-6, atol=0):
+            yield from _stored_twice(run.kernel, problem)
             yield problem, hint
     yield from _one_element(x, c, got)
     whole = np.trunc(c)
@@ -131,6 +131,35 @@ def _mistakes(case, run):
     yield Wrong(f"{int((~right).sum())} of {n} elements are wrong (the first is y[{first}] = "
                 f"{got[first]}, expected {want[first]})",
                 f"each thread computes y[i] = x[i] + c for its own i: {INDEX_HINT}", "y", first)
+
+
+def _stored_twice(kernels, problem):
+    """Two stores into the same y[...], one after the other in the kernel's body, neither under
+    an if or a loop (the stub's old line left below the new one): the last one stands."""
+    from helpers.sim.compile.kernel_text import Unreadable, closing
+
+    if (text := kernel_words(kernels)) is None:
+        return
+    source, tokens, words, body, end = text
+    depth, stores = 0, []
+    try:
+        for s in range(body + 1, end - 1):
+            depth += {"{": 1, "}": -1}.get(words[s], 0)
+            if depth or words[s] != "y" or words[s - 1] not in ("{", ";", "}") or \
+                    words[s + 1] != "[" or words[(close := closing(tokens, s + 1)) + 1] != "=":
+                continue
+            stores.append((words[s:close + 1], s, words.index(";", close, end)))
+    except (Unreadable, ValueError):
+        return
+    if len(stores) < 2 or stores[-1][0] != stores[-2][0]:
+        return
+    (_, a, a_end), (_, b, b_end) = stores[-2:]
+    first, last = (source[tokens[s].start:tokens[e].end] for s, e in ((a, a_end), (b, b_end)))
+    line = source_line(source, tokens[b].start)
+    yield (f"{problem}: {''.join(stores[-1][0])} is stored twice, {first} at line "
+           f"{source_line(source, tokens[a].start)}, then {last} at line {line}, which runs "
+           "after it and overwrites it", f"delete {last} (line {line}): each thread stores its "
+           "element once, y[i] = x[i] + c;")
 
 
 def _one_element(x, c, got):

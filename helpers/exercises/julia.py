@@ -21,7 +21,8 @@ from helpers.exercises.coverage import (Grid, Words, coverage, crossed_block, cr
 from helpers.exercises.escape import escape_counts, pixel_grid
 from helpers.exercises.hidden import awkward, pick
 from helpers.exercises.julia_models import (count_mistakes, escape_never_leaves, one_index,
-                                            stored_only_on_escape, wrong_loops)
+                                            store_after_the_guard, stored_only_on_escape,
+                                            wrong_loops)
 from helpers.exercises.kernel import KernelExercise, Launch
 from helpers.exercises.microscope import accesses_of, observe, written_by_two, written_twice
 from helpers.exercises.verdict import matches
@@ -182,6 +183,7 @@ def _mistakes(case, run):
     yield from _blocks_grid_dim_apart(case, run.out, ref)
     if run.out.unwritten.any() and np.mean((got != ref)[~run.out.unwritten]) <= TOLERANCE:
         yield from factors_swapped(~run.out.unwritten, _grid(case), WORDS)
+    yield from store_after_the_guard(run.kernel, run.out.past, _grid(case))
     yield from coverage(run.out.past, run.out.unwritten, _grid(case), WORDS, WORDS.guard_hint)
     yield from _wrapped(case, got, ref, run)
     re, im = pixel_grid(*_args(case)[:6])

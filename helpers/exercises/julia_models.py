@@ -8,7 +8,8 @@ from __future__ import annotations
 import numpy as np
 
 from helpers.exercises.escape import escape_counts, stopped_short, wrong_steps
-from helpers.exercises.microscope import accesses_of, body_words, observe, stopped
+from helpers.exercises.microscope import (accesses_of, body_words, kernel_words, observe,
+                                          source_line, stopped)
 
 OLD = ("both new parts from the OLD z_re and z_im: z_im = 2.0f * z_re * z_im + c_im first (it "
        "needs the old z_re), then z_re = re2 - im2 + c_re (re2 and im2 hold the old squares)")
@@ -181,3 +182,38 @@ def stored_only_on_escape(run, escaped, tolerance):
            "inside the escape test, so a thread whose loop ends at n == max_iter writes nothing",
            "break out of the loop on escape and store iters[y * width + x] = n once, after the "
            "loop, for every pixel: a pixel that never escapes counts max_iter")
+
+
+def store_after_the_guard(kernels, past, grid):
+    """Every thread outside the image wrote (``past``: the elements past the end of iters, those
+    of a launch with no guard, ``grid``'s) where the kernel's body (its simulated twin's source)
+    stores into iters only after the closing brace of an if { ... } that tests width or height:
+    the guard's braces hold the work but not the store, which every thread runs."""
+    from helpers.sim.compile.kernel_text import Unreadable, closing
+
+    if set(np.asarray(past).ravel().tolist()) != grid.unguarded() or \
+            (text := kernel_words(kernels)) is None:
+        return
+    source, tokens, words, body, end = text
+    try:
+        stores = [s for s in range(body + 1, end - 1) if words[s:s + 2] == ["iters", "["]
+                  and words[closing(tokens, s + 1) + 1] == "="]
+        guards = [(k, close, closing(tokens, close + 1)) for k in range(body + 1, end - 1)
+                  if words[k:k + 2] == ["if", "("] and words[(close := closing(tokens, k + 1)) + 1]
+                  == "{" and {"width", "height"} & set(words[k + 2:close])]
+    except Unreadable:
+        return
+    for k, close, brace in guards:
+        if stores and brace < stores[0]:
+            store = source[tokens[stores[0]].start:tokens[words.index(";", stores[0])].end]
+            yield (f"threads outside the image wrote past the end of iters: the store {store} at "
+                   f"line {source_line(source, tokens[stores[0]].start)} comes after the closing "
+                   f"brace of the guard {source[tokens[k].start:tokens[close].end]} at line "
+                   f"{source_line(source, tokens[k].start)} (its }} at line "
+                   f"{source_line(source, tokens[brace].start)}), so every thread runs it, those "
+                   "outside the image too: past the end of iters" + (", and past a row's end "
+                   "into the next row's first pixels" if grid.threads[0] > grid.width else ""),
+                   "move the store inside the braces, before the "
+                   "guard's }, or leave first: if (x >= width || y >= height) return; then the "
+                   "loop and the store")
+            return

@@ -19,6 +19,7 @@ from helpers.exercises.hidden import grids
 from helpers.exercises.kernel import KernelExercise, Launch
 from helpers.exercises.matrix_index_models import (cut_product, formulas, guard_after_the_store,
                                                    guard_against_the_launch, guard_one_short,
+                                                   guard_of_the_thread_s_place,
                                                    model as _model, one_block_side,
                                                    one_thread_side, read_at_col, same as _same)
 from helpers.exercises.microscope import observe, written_by_two, written_twice
@@ -186,6 +187,7 @@ def _mistakes(case, run):
     yield from _half_guard(case, run.out.past, right | is_poison(got))
     yield from _one_side(case, run.out.past, right, is_poison(got))
     yield from guard_against_the_launch(case, run.kernel, run.out.past, GUARD)
+    yield from guard_of_the_thread_s_place(case, run.kernel, run.out.past, GUARD)
     yield from guard_after_the_store(case, run.kernel, run.out.past, GUARD)
     yield from past_the_end(run.out.past, case, WORDS, WILD_HINT, run.out.unwritten)
     if right.all():

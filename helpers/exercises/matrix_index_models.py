@@ -163,30 +163,57 @@ def guard_against_the_launch(case, kernels, past, guard):
     """Every thread outside the matrix wrote (``past``: the elements past the end of out, those
     of a launch with no guard) where the kernel's body has an if that tests gridDim, not rows or
     cols: a guard on the threads launched, which no thread reaches. ``guard``: the solution's."""
-    from helpers.exercises.microscope import kernel_words, source_line
-    from helpers.sim.compile.kernel_text import Unreadable, closing
-
-    if set(np.asarray(past).ravel().tolist()) != case.unguarded() or \
-            (text := kernel_words(kernels)) is None:
-        return
-    source, tokens, words, body, end = text
-    try:
-        tests = [(k, closing(tokens, k + 1)) for k in range(body + 1, end - 1)
-                 if words[k:k + 2] == ["if", "("]]
-    except (Unreadable, ValueError):
-        return
     (tx, ty), rows, cols = case.threads, case.height, case.width
-    for k, close in tests:
-        if "gridDim" in words[k + 2:close] and not {"rows", "cols"} & set(words[k + 2:close]):
-            said = source[tokens[k].start:tokens[close].end] + (
-                " return;" if words[close + 1:close + 3] == ["return", ";"] else "")
-            yield (f"the guard {said} at line {source_line(source, tokens[k].start)} compares "
+    for said, line, tested in _guards(case, kernels, past):
+        if "gridDim" in tested and not {"rows", "cols"} & set(tested):
+            yield (f"the guard {said} at line {line} compares "
                    f"with the threads launched, gridDim.x * blockDim.x = {tx} columns and "
                    f"gridDim.y * blockDim.y = {ty} rows, not with the {rows} x {cols} matrix: no "
                    "thread lies past the launch, so it stops nothing, and the threads outside "
                    f"the matrix wrote ({_outside_wrote(case)})",
                    f"compare with the matrix's sides, rows and cols, not the launch's: {guard}")
             return
+
+
+def guard_of_the_thread_s_place(case, kernels, past, guard):
+    """Every thread outside the matrix wrote where the kernel's body has an if that compares
+    threadIdx with rows or cols and tests neither row nor col: the thread's place in its block,
+    which no thread of a block smaller than the matrix fails. ``guard``: the solution's."""
+    (bx, by), rows, cols = case.block[:2], case.height, case.width
+    for said, line, tested in _guards(case, kernels, past):
+        fields = [tested[j + 2] for j in range(len(tested) - 2)
+                  if tested[j:j + 2] == ["threadIdx", "."] and tested[j + 2] in ("x", "y")]
+        if fields and {"rows", "cols"} & set(tested) and not {"row", "col"} & set(tested):
+            places = " and ".join(f"threadIdx.{f}" for f in dict.fromkeys(fields))
+            spans = " and ".join(f"0 to {dict(x=bx, y=by)[f] - 1}" for f in dict.fromkeys(fields))
+            yield (f"the guard {said} at line {line} compares {places}, a thread's place in its "
+                   f"block ({spans} here), with rows and cols: no thread of a block fails it, so "
+                   f"it stops nothing, and the threads outside the {rows} x {cols} matrix wrote "
+                   f"({_outside_wrote(case)})",
+                   "compare the thread's row and col, which take in its block's place too "
+                   f"(blockIdx * blockDim): {guard}")
+            return
+
+
+def _guards(case, kernels, past):
+    """(the if and its return;, its line, the words it tests) of each if of the kernel's body
+    (its simulated twin's source), where every thread outside the matrix wrote (``past``: the
+    elements of a launch with no guard); none where not, or the text cannot be read."""
+    from helpers.exercises.microscope import kernel_words, source_line
+    from helpers.sim.compile.kernel_text import Unreadable, closing
+
+    if set(np.asarray(past).ravel().tolist()) != case.unguarded() or \
+            (text := kernel_words(kernels)) is None:
+        return []
+    source, tokens, words, body, end = text
+    try:
+        tests = [(k, closing(tokens, k + 1)) for k in range(body + 1, end - 1)
+                 if words[k:k + 2] == ["if", "("]]
+    except (Unreadable, ValueError):
+        return []
+    return [(source[tokens[k].start:tokens[close].end] + (
+        " return;" if words[close + 1:close + 3] == ["return", ";"] else ""),
+        source_line(source, tokens[k].start), words[k + 2:close]) for k, close in tests]
 
 
 def _outside_wrote(case) -> str:

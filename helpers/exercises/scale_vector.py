@@ -25,6 +25,7 @@ from helpers.exercises.origin import Wrong
 from helpers.exercises.scale_vector_models import (ALPHA, FILL, alpha_cut_to_an_int,
                                                    blocks_from_1, bound_of_two,
                                                    divided_by_alpha, guard_after_the_store,
+                                                   guard_in_bytes,
                                                    multiplied_into, one_left_out, while_for_if,
                                                    whole_blocks_alone)
 
@@ -231,6 +232,7 @@ def _past_n(run, n, threads, right):
     if everyone and right.all() and past.tolist() == everyone:
         yield from _store_outside_the_guard(run.kernel, f"y[{n}] to y[{everyone[-1]}]")
         yield from guard_after_the_store(run.kernel, f"y[{n}] to y[{everyone[-1]}]")
+        yield from guard_in_bytes(run.kernel, f"y[{n}] to y[{everyone[-1]}]", n)
         yield (f"y is right below n, but every thread past the end wrote too (y[{n}] to "
                f"y[{everyone[-1]}]): no guard compared the thread's global i with n",
                "a bounds guard must test the global index against n, if (i < n) { y[i] = "

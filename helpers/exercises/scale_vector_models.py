@@ -6,6 +6,8 @@ with its verdict."""
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 
 from helpers.exercises.microscope import guard_after_store, kernel_words, source_line
@@ -150,3 +152,47 @@ def guard_after_the_store(kernels, written):
            "every thread, those past n too, had stored before it reached the test",
            "test i before the store: if (i >= n) return; first, then y[i] = alpha * x[i]; (or "
            "the store inside the guard, if (i < n) { y[i] = alpha * x[i]; })")
+
+
+SIZES = {"float": 4, "int": 4, "double": 8}
+"""The bytes of the types a sizeof in a guard names, for the bound it gives."""
+
+
+def guard_in_bytes(kernels, written, n):
+    """Every thread past n stored into y (``written``, those elements) and an if of the kernel's
+    body (its simulated twin's source) compares i with a bound that takes a sizeof: n counted in
+    bytes, which every launched thread is below."""
+    from helpers.sim.compile.kernel_text import Unreadable, closing
+
+    if (text := kernel_words(kernels)) is None:
+        return
+    source, tokens, words, body, end = text
+    for k in (k for k in range(body + 1, end - 1) if words[k:k + 2] == ["if", "("]):
+        try:
+            close = closing(tokens, k + 1)
+        except Unreadable:
+            return
+        for op in (j for j in range(k + 2, close) if words[j] in ("<", "<=", ">", ">=")):
+            stop = next((j for j in range(op, close) if words[j] in ("&&", "||")), close)
+            if "sizeof" not in words[op + 1:stop]:
+                continue
+            bound = source[tokens[op + 1].start:tokens[stop - 1].end]
+            yield (f"y is right below n, but every thread past the end wrote too ({written}): "
+                   f"the guard {source[tokens[k].start:tokens[close].end]} at line "
+                   f"{source_line(source, tokens[k].start)} compares i with {bound}"
+                   f"{_value(words[op + 1:stop], n)}, n in bytes, not elements: every launched "
+                   "thread is below it", "n already counts elements, not bytes: if (i < n) "
+                   "(sizeof belongs in the sizes of cudaMalloc and cudaMemcpy, which count bytes)")
+            return
+
+
+def _value(words, n):
+    """' = <the value>' of a bound's words with n and sizeof(a type) put in, where nothing else
+    is in them; '' where something is."""
+    said = " ".join(words).replace("sizeof ( ", "sizeof(").replace(" )", ")")
+    for name, size in SIZES.items():
+        said = said.replace(f"sizeof({name})", str(size))
+    said = re.sub(r"\bn\b", str(n), said)
+    if not re.fullmatch(r"[\d\s*+()]+", said):
+        return ""
+    return f" = {eval(said, {'__builtins__': {}})}"   # digits, +, * and brackets alone

@@ -25,6 +25,11 @@ WRONG = {
                             "only y[0] was written: every thread's i was threadIdx.y, which is 0 "
                             "in every thread: the block is 1-D, (200, 1, 1)"),
     "c_forgotten": ((*STORE, "y[i] = x[i];"), "y equals x: c is not added"),
+    # blind audit AH (was 'y equals x: c is not added ... Hint: y[i] = x[i] + c', what the
+    # learner wrote): the stub's old store left below the new one, which it overwrites
+    "stub_s_store_left_below": ((*STORE, "y[i] = x[i] + c;\n    y[i] = x[i];"),
+                                "y equals x: c is not added: y[i] is stored twice, "
+                                "y[i] = x[i] + c; at line "),
     "x_not_read": ((*STORE, "y[i] = c;"), "every element is c"),
     "subtracted": ((*STORE, "y[i] = x[i] - c;"), "y = x - c"),
     "multiplied": ((*STORE, "y[i] = x[i] * c;"), "y = x * c"),
@@ -100,6 +105,7 @@ WRONG = {
                            "two threads wrote y[0]"),
 }
 HINTS = {"index_from_thread_y": "i = threadIdx.x, not threadIdx.y",
+         "stub_s_store_left_below": "delete y[i] = x[i]; (line ",
          "x_read_at_zero": "read x at the thread's own index too: y[i] = x[i] + c",
          "compared_not_stored": "store with one =, == compares: y[i] = x[i] + c;",
          "index_is_the_block_size": "i = threadIdx.x, the thread's own number, not blockDim.x",

@@ -9,6 +9,7 @@ import pytest
 
 from kernel_sources import (assert_mistake_named, compile_variant_pairs, simulator_only, solution,
                             stable_file, variant)
+from julia_variants import INDEXING
 
 from helpers.exercises import julia as checker
 from helpers.sim.settings import settings
@@ -217,6 +218,14 @@ WRONG = [
              ("        n++;\n    }", "    }")),
      ["every pixel counts one more than the steps taken", "no ++ in the test"]),
     # every thread computes every pixel, the same values: right, but for the race check
+    # blind audit AH (was 'threads outside the image wrote past the end of iters ... Hint: no
+    # bounds guard, or only half of one'): the store left after the guard's closing brace
+    ("store_after_the_guard_s_braces",
+     variant(KERNEL, ("    if (x >= width || y >= height)\n        return;\n\n",
+                      "    int n = 0;\n    if (x < width && y < height) {\n"),
+             ("    int n = 0;\n    while", "    while"), ("    }\n\n    iters", "    }\n    }\n\n    iters")),
+     ["the store iters[y * width + x] = n; at line ", "comes after the closing brace of the guard "
+      "if (x < width && y < height) at line ", "Hint: move the store inside the braces"]),
     ("flat_guard",
      variant(KERNEL, ("x >= width || y >= height", "y * width + x >= width * height")),
      ["threads with x >= width passed the guard on y*width + x", "guard x and y separately"]),
@@ -231,37 +240,6 @@ WRONG = [
              ("    iters[y * width + x] = n;\n}", "    iters[y * width + x] = n;\n    }\n}")),
      ["two threads drew the same pixel", "every thread did the whole loop",
       "no loop over all the pixels"]),
-    # blind audit J16: y from threadIdx.x (was '26832 of 28623 pixels were never written ...
-    # Hint: ... x = blockIdx.x * blockDim.x + threadIdx.x, and the same for y'); and its mirror
-    ("y_from_thread_x", variant(KERNEL, ("int y = blockIdx.y * blockDim.y + threadIdx.y;",
-                                         "int y = blockIdx.y * blockDim.y + threadIdx.x;")),
-     ["one diagonal line in each block: y took threadIdx.x where it takes threadIdx.y",
-      "Hint: y = blockIdx.y * blockDim.y + threadIdx.y"]),
-    ("x_from_thread_y", variant(KERNEL, ("int x = blockIdx.x * blockDim.x + threadIdx.x;",
-                                         "int x = blockIdx.x * blockDim.x + threadIdx.y;")),
-     ["one diagonal line in each block: x took threadIdx.y where it takes threadIdx.x",
-      "Hint: x = blockIdx.x * blockDim.x + threadIdx.x"]),
-    # blind audit R17: y from blockIdx.x (was '26367 of 28623 pixels were never written ...');
-    # and its mirror: the same pixels, told apart by the blocks that raced
-    ("y_from_block_x", variant(KERNEL, ("int y = blockIdx.y * blockDim.y + threadIdx.y;",
-                                        "int y = blockIdx.x * blockDim.y + threadIdx.y;")),
-     ["only 2256 of 28623 pixels were written, those of the blocks on the grid's diagonal",
-      "y took blockIdx.x where it takes blockIdx.y",
-      "Hint: y = blockIdx.y * blockDim.y + threadIdx.y"]),
-    ("x_from_block_y", variant(KERNEL, ("int x = blockIdx.x * blockDim.x + threadIdx.x;",
-                                        "int x = blockIdx.y * blockDim.x + threadIdx.x;")),
-     ["x took blockIdx.y where it takes blockIdx.x",
-      "Hint: x = blockIdx.x * blockDim.x + threadIdx.x"]),
-    # blind audit TPA-julia-1: x = threadIdx.x * blockDim.x + blockIdx.x (was '5076 of 28623
-    # pixels were never written (the first is x = 13, y = 0)' and the general hint)
-    ("x_factors_swapped", variant(KERNEL, ("int x = blockIdx.x * blockDim.x + threadIdx.x;",
-                                           "int x = threadIdx.x * blockDim.x + blockIdx.x;")),
-     ["thread and block indices swapped: thread t of block b took x = t * 16 + b, so of every 16 "
-      "columns only the first 13 (one a block, gridDim.x = 13) were written, and x = 13 to 15 "
-      "never", "Hint: the block's number times the block's width, plus the thread's place in the "
-      "block: x = blockIdx.x * blockDim.x + threadIdx.x"]),
-    # blind audit N16: x's blocks gridDim.x apart (was '4371 of 28623 pixels were never written
-    # ... Hint: every pixel needs a thread ...'); y's, and both
     # blind audit THA-julia-1 (was 'the kernel did not finish ... (an endless loop?)'): continue
     # where break belongs in the escape test
     ("continue_where_break_belongs",
@@ -288,31 +266,13 @@ WRONG = [
         "        z_re = new_re;\n        z_im = new_re;")),
      ["after each step z_im takes the new REAL part", "z stays on the line z_im = z_re",
       "Hint: store the new imaginary part into z_im: z_im = 2.0f * z_re * z_im + c_im"]),
-    ("x_blocks_grid_dim_apart", variant(KERNEL, ("int x = blockIdx.x * blockDim.x + threadIdx.x;",
-                                                 "int x = blockIdx.x * gridDim.x + threadIdx.x;")),
-     ["4371 of 28623 pixels were never written: x = blockIdx.x * gridDim.x + threadIdx.x starts "
-      "block b's columns at b * 13 (gridDim.x, the number of blocks), not b * 16 (blockDim.x): "
-      "the blocks, 16 columns wide, overlap, and columns 172 to 202 were never drawn",
-      "Hint: blocks lie blockDim pixels apart (gridDim is how many blocks there are): "
-      "x = blockIdx.x * blockDim.x + threadIdx.x"]),
-    ("y_blocks_grid_dim_apart", variant(KERNEL, ("int y = blockIdx.y * blockDim.y + threadIdx.y;",
-                                                 "int y = blockIdx.y * gridDim.y + threadIdx.y;")),
-     ["y = blockIdx.y * gridDim.y + threadIdx.y starts block b's rows at b * 9", "rows 88 to 140",
-      "Hint: blocks lie blockDim pixels apart (gridDim is how many blocks there are): "
-      "y = blockIdx.y * blockDim.y + threadIdx.y"]),
-    ("both_blocks_grid_dim_apart",
-     variant(KERNEL, ("int x = blockIdx.x * blockDim.x + threadIdx.x;",
-                      "int x = blockIdx.x * gridDim.x + threadIdx.x;"),
-             ("int y = blockIdx.y * blockDim.y + threadIdx.y;",
-              "int y = blockIdx.y * gridDim.y + threadIdx.y;")),
-     ["columns 172 to 202 were never drawn; and y = blockIdx.y * gridDim.y",
-      "x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y * blockDim.y + threadIdx.y"]),
+    *INDEXING,
 ]
 
 
 ENDLESS = "an escaped point loops forever: on a GPU the kernel never ends"
-SIMULATOR_ONLY = {"flat_guard": "on a GPU the threads past a row's end race with the next row's "
-                                "first threads: which count a pixel keeps varies",
+RACE = "on a GPU the threads past a row's end race with the next row's first threads: which count a pixel keeps varies"
+SIMULATOR_ONLY = {"flat_guard": RACE, "store_after_the_guard_s_braces": RACE,
                   "continue_where_break_belongs": ENDLESS, "escape_test_guards_the_step_alone": ENDLESS}
 
 

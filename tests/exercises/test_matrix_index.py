@@ -81,6 +81,14 @@ WRONG = {
                                  "compares with the threads launched, gridDim.x * blockDim.x = 96 "
                                  "columns and gridDim.y * blockDim.y = 48 rows", "so it stops nothing",
                                  "Hint: compare with the matrix's sides"),
+    # blind audit AH (was 'threads outside the matrix wrote past the end of out ... Hint: no
+    # bounds guard, or only half of one', though a whole guard was there): the guard compares the
+    # thread's place in its block, which no thread fails
+    "guard_of_the_thread_s_place": ([("row >= rows || col >= cols",
+                                      "threadIdx.y >= rows || threadIdx.x >= cols")],
+                                    "compares threadIdx.y and threadIdx.x, a thread's place in "
+                                    "its block (0 to 15 and 0 to 15 here), with rows and cols",
+                                    "Hint: compare the thread's row and col"),
     "guard_with_and": ([("row >= rows || col >= cols", "row >= rows && col >= cols")],
                        "the guard stops only the threads outside in both col and row (&&)"),
     "stores_into_the_next": ([("    out[i] =", "    out[i + 1] =")],

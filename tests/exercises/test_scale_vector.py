@@ -53,6 +53,12 @@ WRONG = [
     ("no_bounds_guard",
      variant(KERNEL, ("    if (i < n) {\n        y[i] = alpha * x[i];\n    }", "    y[i] = alpha * x[i];")),
      ["every thread past the end wrote", "a bounds guard must test the global index against n"]),
+    # blind audit AH (was 'no guard compared the thread's global i with n ... Hint: ... such as
+    # a test of threadIdx.x alone ...', silent on its bound): the guard counts bytes, not elements
+    ("guard_in_bytes", variant(KERNEL, ("if (i < n)", "if (i < n * sizeof(float))")),
+     ["every thread past the end wrote too (y[1000] to y[1023]): the guard if (i < n * "
+      "sizeof(float)) at line ", "compares i with n * sizeof(float) = 4000", "Hint: n already "
+      "counts elements, not bytes: if (i < n)"]),
     # blind audit TEB-scale_vector-1 (was 'no guard compared the thread's global i with n', though
     # if (i < n) was there: without braces it covered only the load, and the store ran for all)
     ("guard_without_braces_covers_only_the_load",
