@@ -22,7 +22,8 @@ from helpers.exercises.microscope import (STOPPED_AFTER, accesses_of, observe, w
                                           written_twice)
 from helpers.exercises.common import Input, Output
 from helpers.exercises.hidden import awkward, pick
-from helpers.exercises.add_into_models import (LOOP_HINT, block_stride, body_indexes_the_start,
+from helpers.exercises.add_into_models import (LOOP_HINT, after_a_barrier_in_the_loop, block_stride,
+                                              body_indexes_the_start,
                                               first_added_twice, loop_test_against_step, overlaps, tested_after,
                                               started_late, stepped_too_far,
                                               stopped_a_stride_early, wrong_start)
@@ -378,7 +379,7 @@ EXERCISE = KernelExercise(
     stub="exercises/add_into.cu", kernel="add_into", signature="const float *x, float *y, int n",
     cases=CASES, draw=_draw, where=_where, launch=_launch, mistakes=_mistakes,
     detect=_detect,
-    crash_hint="the loop must stop at n: " + LOOP_HINT,
+    crash_hint="the loop must stop at n: " + LOOP_HINT, after=after_a_barrier_in_the_loop(*CASES[0]),
     simulated="runs the race check", observed=_observed, observed_as="race-checked",
     success=f"x added into y exactly once for every i < n on every grid tried ({len(CASES) - 1} "
             "grids, smaller and larger than n), by one thread each, and nothing written past n")

@@ -355,3 +355,39 @@ def tested_after(kernels, past, right, n, threads):
                "every thread added x[i] into y[i] at its start, whatever i was",
                "test i before the first element too: " + LOOP_HINT + " (or while (i < n) { ... }, "
                "which tests before each turn)")
+
+
+BARRIER_HINT = ("the threads of add_into share nothing, each adding its own elements: remove the "
+                "__syncthreads() (a barrier is for threads that share memory, and every thread of "
+                "the block must reach each one)")
+
+
+def after_a_barrier_in_the_loop(n, block, blocks):
+    """An ``after`` hook: a passing verdict becomes NOT YET for a __syncthreads() inside a loop
+    that the threads of a block go round a different number of times (``barrier_if``'s
+    ``barriers_in_thread_loops``), named with the passes of the grid-stride loop over ``n``
+    elements on ``blocks`` blocks of ``block`` threads."""
+    from helpers.exercises.barrier_if import barriers_in_thread_loops
+    from helpers.exercises.verdict import not_yet
+
+    threads = block * blocks
+    more, passes = n % threads, n // threads
+    split = divmod(more, block)
+
+    def after(kernels, passed):
+        if not (found := barriers_in_thread_loops(kernels)):
+            return passed
+        barrier, loop, varying = found[0]
+        who = (f": with n = {n} and {threads} threads in the grid ({blocks} blocks of {block}), "
+               f"the threads whose first i is below {more} make {passes + 1} passes, the others "
+               f"{passes}, so in the last pass threads 0 to {split[1] - 1} of block {split[0]} "
+               f"wait at a barrier that its threads {split[1]} to {block - 1}, out of the loop, "
+               "never reach"
+               if varying and split[1] else "")
+        return not_yet(f"the __syncthreads() at line {barrier} is inside the loop of line {loop}, "
+                       f"which the threads of a block go round a different number of times{who}: "
+                       "a barrier that only some threads of the block reach, which CUDA leaves "
+                       "undefined (a GPU may hang there, or let the others through early; the "
+                       "simulator lets a thread that has finished pass, and the sums came out "
+                       "right)", BARRIER_HINT)
+    return after

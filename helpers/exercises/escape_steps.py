@@ -20,7 +20,8 @@ from helpers.exercises import near, unset
 from helpers.exercises.common import Input, Output
 from helpers.exercises.escape import escape_counts, stopped_short, wrong_steps
 from helpers.exercises.escape_steps_models import (STEP_HINT, STEPS, counted_once_more, counts,
-                                                  loop_without_braces, size_models, step_models)
+                                                  loop_never_ran, loop_without_braces, size_models,
+                                                  step_models)
 from helpers.exercises.hidden import awkward, pick
 from helpers.exercises.kernel import KernelExercise, Launch
 from helpers.exercises.microscope import (accesses_of, body_words, kernel_words, observe,
@@ -197,6 +198,7 @@ def _mistakes(case, run):
     yield from loop_without_braces(run.kernel, got)
     if not got.any():
         yield from _count_hidden(run.kernel)
+        yield from loop_never_ran(run.kernel, _one_point(run.kernel, "reads of one point"))
         yield "every count is 0: no step was taken", "a while loop: " + STEP_HINT
     yield from _z_stood_still(run.kernel, got, want, max_iter)
     for wrong, problem, hint in _models(c_re, c_im, max_iter, n, want):
@@ -219,10 +221,7 @@ def _stored_in_the_loop(kernels, got, want, max_iter):
     escapes, in 4 steps): the store is inside the loop, before k++, so its last holds k - 1."""
     if np.mean(got != want - 1) > TOLERANCE:
         return
-    zero = np.zeros(1, np.float32)
-    kept = accesses_of(kernels, Launch((Input(zero), Input(zero), Output(1, np.int32),
-                                        np.int32(1), np.int32(4)), block=(1, 1, 1), grid=(1, 1)),
-                       "stores of one point", 64)
+    kept = _one_point(kernels, "stores of one point")
     stores = [] if kept is None else kept[(kept["array"] == "steps") & kept["write"]]
     if len(stores) < 2:
         return
@@ -233,6 +232,15 @@ def _stored_in_the_loop(kernels, got, want, max_iter):
            f"once each step (the point c = 0 stored {len(stores)} times in 4 steps) and its last "
            "store holds k - 1, with no store after the loop", "store once, after the loop: "
            "steps[i] = k; below the while's closing brace, where k holds the steps taken")
+
+
+def _one_point(kernels, key):
+    """The accesses of one point, c = 0 (it never escapes), counted up to 4 steps, on the
+    simulator (``accesses_of``)."""
+    zero = np.zeros(1, np.float32)
+    return accesses_of(kernels, Launch((Input(zero), Input(zero), Output(1, np.int32),
+                                        np.int32(1), np.int32(4)), block=(1, 1, 1), grid=(1, 1)),
+                       key, 64)
 
 
 def _spare_threads(run, n):

@@ -169,6 +169,40 @@ def loop_without_braces(kernels, got):
         return
 
 
+def loop_never_ran(kernels, accesses):
+    """Every count 0 from a kernel with a while or for loop whose body reads c_re[...] or
+    c_im[...], where ``accesses`` (a trace of one point, or None) holds no read at the lines of
+    that body: the loop's test is false at the start (k = 0, z = 0), so the body never ran; the
+    escape test written for the loop's, |z|^2 > 4, is."""
+    from helpers.exercises.microscope import kernel_words, source_line
+    from helpers.sim.compile.kernel_text import Unreadable, closing
+
+    if (text := kernel_words(kernels)) is None or accesses is None:
+        return
+    source, tokens, words, body, end = text
+    try:
+        j = next(j for j in range(body + 1, end - 1) if words[j] in ("while", "for"))
+        close = closing(tokens, j + 1)
+        last = closing(tokens, close + 1) if words[close + 1] == "{" else words.index(";", close)
+    except (StopIteration, Unreadable, ValueError):
+        return
+    if not any(words[m] in ("c_re", "c_im") and words[m + 1] == "[" for m in range(close, last)):
+        return
+    lines = range(source_line(source, tokens[close].start), source_line(source, tokens[last].start)
+                  + 1)
+    if np.isin(accesses["line"], lines).any():
+        return
+    head = words[j + 2:close]
+    if words[j] == "for" and head.count(";") == 2:
+        head = head[head.index(";") + 1:len(head) - head[::-1].index(";") - 1]
+    test = " ".join(head).replace(" [ ", "[").replace(" ]", "]")
+    yield (f"every count is 0: the test of the {words[j]} at line "
+           f"{source_line(source, tokens[j].start)}, {test}, is false at the start, where k = 0 "
+           "and z = 0 (|z|^2 = 0), so the loop never runs: a loop's test says when to go on, "
+           "not when to stop", "go on while |z|^2 <= 4 (the loop stops once |z|^2 > 4) and k < "
+           "max_iter: while (k < max_iter && z_re * z_re + z_im * z_im <= 4.0f)")
+
+
 def counted_once_more(kernels, got, want, max_iter, tolerance):
     """Every count one more than the steps taken, the points that never escape too (max_iter +
     1): the counter ends one above the steps; where a while loop's test steps it (the kernel's

@@ -16,11 +16,12 @@ import numpy as np
 
 from helpers.exercises import near
 from helpers.exercises.barrier_if import after_a_strided_loop
-from helpers.exercises.common import Output, one_further, time_limit
+from helpers.exercises.common import Output, one_further
 from helpers.exercises.hidden import awkward, pick
 from helpers.exercises.julia import TOLERANCE
 from helpers.exercises.kernel import KernelExercise, Launch
 from helpers.exercises.mandelbrot_rows_edge import stops_at_4
+from helpers.exercises.mandelbrot_rows_loop import carried_over, same_pixel_each_pass
 from helpers.exercises.mandelbrot_rows_models import (args, escape_never_leaves, reference,
                                                       returned_on_escape, row_times_width,
                                                       store_swapped, stored_ahead, wrong_images)
@@ -266,6 +267,7 @@ def _mistakes(case, run):
                    "pixel its thread computed: the store's index uses threadIdx.x where x "
                    "belongs", "store n in iters[y * width + x]")
         yield from _bounded_by_the_block(case, run)
+        yield from same_pixel_each_pass(run.kernel, _launch((80, 1, 32, 2)), block)
         yield (f"only the first {block} pixels of each row were drawn: each thread drew one "
                "pixel", LOOP_HINT)
     yield from _whole_rows(case, got, drawn)
@@ -288,7 +290,7 @@ def _mistakes(case, run):
                "row-major, as a NumPy array of shape (height, width): iters[y * width + x]")
     for model, problem, hint in wrong_images(case, run.kernel):
         if np.mean(got != model) <= TOLERANCE:
-            if problem.startswith("c's real part") and _carried_over(run.kernel, block):
+            if problem.startswith("c's real part") and carried_over(run.kernel, block):
                 yield (f"each pixel holds the count of its thread's first pixel in the row (x "
                        f"% {block}): z and n were not set back to 0 for the thread's next pixel, "
                        "so its loop stopped at once (z had escaped, or n had reached max_iter)",
@@ -313,29 +315,6 @@ def _bounded_by_height(case, got, drawn):
                f"{width - 1} in every row: the loop along the row stopped at x < height = "
                f"{height}, the number of rows, but a row is width = {width} pixels long",
                LOOP_HINT)
-
-
-def _carried_over(kernels, block, max_iter=100) -> bool:
-    """Whether the kernel's steps stop after each thread's first pixel: on the simulator, one
-    row where c = 0 (every pixel takes max_iter steps), four pixels a thread take less than
-    twice the work (basic blocks run, traced) of one pixel a thread."""
-    from helpers.sim import driver, gpuarray
-    from helpers.sim.microscope.trace import trace
-    from helpers.sim.settings import settings
-
-    kernel = getattr(kernels, "simulated", kernels)
-    work = []
-    for width in (block, 4 * block):
-        with settings.changed(time_limit=time_limit()), \
-                trace(accesses=0, divergence=True) as traced:
-            try:
-                kernel(gpuarray.zeros((1, width), np.int32), np.int32(width), np.int32(1),
-                       *map(np.float32, (0, 0, 0, 0)), np.int32(max_iter),
-                       block=(block, 1, 1), grid=(1, 1))
-            except driver.Error:
-                return False
-        work.append(traced[kernel.name].blocks.lanes)
-    return work[1] < 2 * work[0]
 
 
 def _rows_from_the_bottom(case, run):

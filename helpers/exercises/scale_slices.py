@@ -22,8 +22,9 @@ from helpers.exercises.common import Input, Output, one_further
 from helpers.exercises.hidden import awkward, pick
 from helpers.exercises.kernel import KernelExercise, Launch
 from helpers.exercises.origin import Wrong
-from helpers.exercises.scale_slices_models import (INDEXES, ORDERS, SCALES, XY_PROBE,
+from helpers.exercises.scale_slices_models import (INDEXES, ORDERS, SCALES, THREAD_Z_PROBE, XY_PROBE,
                                                    block_from_another, coordinate_from_another, guard_against_a_side,
+                                                   guard_on_thread_z,
                                                    only_slice_0, read_from_slice_0,
                                                    step_like_one_short,
                                                    xy_step_mistakes)
@@ -298,7 +299,9 @@ def _guard_mistakes(case, all_written, hit, first):
 def _guard_sides(case, run, hit):
     """The guard's sides: z's compared with nx or ny, or one past nz; x's or y's with another."""
     yield from itertools.chain(_z_against_a_side(case, run, hit), _z_one_past(case, run, hit),
-                               guard_against_a_side(case, _grid(case), hit))
+                               guard_against_a_side(case, _grid(case), hit),
+                               guard_on_thread_z(case, _grid(case), hit,
+                                                 lambda: _probe_hit(run, THREAD_Z_PROBE)))
 
 
 def _indices(nx, ny):

@@ -290,3 +290,31 @@ def step_like_one_short(case, grid, written, probe_hit):
             probed = (f" (a volume of nx, ny = {nx}, {ny} in blocks of {block} got only the "
                       f"{name}s {axis} = {', '.join(map(str, np.flatnonzero(probe)))})")
             yield _step_verdict(case, k, axis, name, step, by, reach, probed)
+
+
+THREAD_Z_PROBE = (5, 3, 2, (4, 2, 4))
+"""A volume of 2 slices in one block 4 deep: there z is threadIdx.z, and a z guard that compares
+threadIdx.z with nz sends threads 2 and 3 away as z >= nz does."""
+
+
+def guard_on_thread_z(case, grid, hit, probe_hit):
+    """Every slice of the grid written, past the end too, where ``THREAD_Z_PROBE``
+    (``probe_hit()``, the elements it wrote there) is written right: z's guard holds where z is
+    threadIdx.z, in one block, and not where blockIdx.z adds whole blocks: it compares
+    threadIdx.z, below blockDim.z <= nz, with nz. Yields (problem, hint)."""
+    nx, ny, nz, block = case
+    depth = grid[2] * block[2]
+    if block[2] > nz or depth == nz or hit != set(range(depth * ny * nx)):
+        return
+    px, py, pz = THREAD_Z_PROBE[:3]
+    if probe_hit() != set(range(pz * py * px)):
+        return
+    past = f"z = {nz} wrote slice {nz}" if depth == nz + 1 else \
+        f"z = {nz} to {depth - 1} wrote slices {nz} to {depth - 1}"
+    yield (f"out was written past its end (out[{nz * ny * nx}]): z's guard compares threadIdx.z, "
+           f"the thread's place in its block (0 to blockDim.z - 1 = {block[2] - 1}), with nz = "
+           f"{nz}, which it never reaches, so it sends no thread away: the threads with {past}, "
+           f"past the end of out (a volume of {pz} slices in one block "
+           f"{THREAD_Z_PROBE[3][2]} deep, where z is threadIdx.z, was written right)",
+           "compare the thread's z, blockIdx.z * blockDim.z + threadIdx.z, with nz: "
+           "if (x >= nx || y >= ny || z >= nz) return;")

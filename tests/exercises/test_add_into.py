@@ -200,6 +200,12 @@ WRONG = {
     "every_thread_loops": (("for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; "
                             "i += stride)", "for (int i = 0; i < n; i++)"),
                            "every thread did the whole loop"),
+    # blind audit AH (was PASS): a __syncthreads() in the grid-stride loop, 'to keep the threads
+    # in step', which the threads of a block go round a different number of times
+    "barrier_in_the_loop": (("        y[i] += x[i];", "    {\n        y[i] += x[i];\n"
+                                                     "        __syncthreads();\n    }"),
+                            "which the threads of a block go round a different number of times: "
+                            "with n = 1000 and 64 threads"),
 }
 # the words the hint must contain, where the problem's alone would not show it fixes the mistake
 HINTS = {"do_while": "test i before the first element too",
@@ -213,13 +219,16 @@ HINTS = {"do_while": "test i before the first element too",
          "block_stride_loop": "start at i = blockIdx.x * blockDim.x + threadIdx.x and step by "
                               "stride = gridDim.x * blockDim.x",
          "bound_by_the_stride": "i < n",
-         "tests_one_stride_ahead": "not the next one: i < n"}
+         "tests_one_stride_ahead": "not the next one: i < n",
+         "barrier_in_the_loop": "the threads of add_into share nothing"}
 SIMULATOR_ONLY = {"block_stride_loop": "on a GPU the blocks' additions into one element race and "
                                        "some are lost: how many land varies",
                   "every_thread_loops": "on a GPU the threads' additions into one element race "
                                         "and some are lost: how many land varies",
                   "loop_while_not_n": "threads whose i jumps over n add far past y: a GPU may "
-                                      "fault and leave the context unusable"}
+                                      "fault and leave the context unusable",
+                  "barrier_in_the_loop": "a barrier that some threads of the block never reach: "
+                                         "undefined on a GPU"}
 RIGHT = {
     "while_loop": ("    int stride = gridDim.x * blockDim.x;\n"
                    "    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride)\n"

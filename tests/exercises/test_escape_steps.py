@@ -44,6 +44,10 @@ WRONG = {
                                       "    for (int k = 0; k < max_iter && z_re * z_re + z_im * z_im <= 4.0f; k++) {\n"),
                                      ("        k++;\n    }\n", "    }\n")],
                                     "every count is 0: the for at line "),
+    # blind audit AH (was 'every count is 0: no step was taken ... Hint: a while loop: one
+    # step'): the escape test for the loop's, while (... |z|^2 > 4), false at z = 0
+    "escape_test_for_the_loop_test": ([("z_re * z_re + z_im * z_im <= 4.0f", "z_re * z_re + z_im * z_im > 4.0f")],
+                                      "every count is 0: the test of the while at line "),
     "radius_of_4": ([("z_re * z_re + z_im * z_im <= 4.0f", "sqrtf(z_re * z_re + z_im * z_im) <= 4.0f")],
                     "the points escape too late: the loop goes on until |z| passes 4"),
     "z_im_declared_again": ([("        z_im = 2.0f * z_re * z_im + c_im[i];",

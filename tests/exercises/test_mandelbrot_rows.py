@@ -97,6 +97,11 @@ WRONG = {
     # blind audit I17: right where a block is one warp; with 64 threads each pixel from 32 on
     # is drawn twice, the same value (was PASS: the race-checked launch had blocks of 32)
     "steps_of_a_warp": ([("x += blockDim.x", "x += warpSize")], "two threads drew the same pixel"),
+    # blind audit AH (was 'only the first 64 pixels ...: each thread drew one pixel'): a loop over j
+    # around the stub's one pixel, int x = threadIdx.x; kept inside it, so each pass redraws it
+    "loop_over_another_variable": ([(LOOP, "for (int j = threadIdx.x; j < width; j += blockDim.x) {\n"
+                                           "        int x = threadIdx.x;")],
+                                   "each pass of the loop drew the same pixel: the for at line "),
     "steps_of_the_grid": ([("x += blockDim.x", "x += gridDim.x * blockDim.x")],
                           "only the first 64 pixels of each row were drawn"),
     "steps_of_two_blocks": ([("x += blockDim.x", "x += 2 * blockDim.x")],
@@ -259,8 +264,8 @@ HINTS = {"counted_from_1": "start n at 0: int n = 0;", "counted_before_the_test"
                              "is still the old one, then z_re = re2 - im2 + c_re",
          "loop_to_width_minus_1": "loop while x < width, which stops after the last column",
          "squares_doubled": "square each part, float re2 = z_re * z_re, im2 = z_im * z_im;",
-         "one_step_short": "loop while n < max_iter",
-         "returns_on_escape": "leave the while loop with break;, not return;",
+         "loop_over_another_variable": "drop int x = threadIdx.x; inside the loop",
+         "one_step_short": "loop while n < max_iter", "returns_on_escape": "leave the while loop with break;, not return;",
          "c_im_in_re": "the real part adds c_re, z_re = re2 - im2 + c_re",
          "im2_added": "the real part of z*z is z_re^2 - z_im^2: z_re = re2 - im2 + c_re",
          "c_re_subtracted": "add c's real part, + c_re: z_re = re2 - im2 + c_re",
@@ -279,23 +284,19 @@ HINTS = {"counted_from_1": "start n at 0: int n = 0;", "counted_before_the_test"
          "z_and_n_not_reset": "declare z_re, z_im and n inside the loop",
          "n_not_reset": "set n = 0 inside the loop along the row",
          "z_not_reset": "set z_re = z_im = 0 inside the loop along the row",
-         "steps_of_the_rows": "x += blockDim.x", "rows_height_long": "iters[y * width + x]",
-         "rows_a_block_long": "iters[y * width + x]",
+         "steps_of_the_rows": "x += blockDim.x", **dict.fromkeys(("rows_height_long", "rows_a_block_long"), "iters[y * width + x]"),
          "stepped_before_the_store": "store first, then step: iters[y * width + x] = n; then x "
                                      "+= blockDim.x;",
          "stored_a_pass_ahead": "store each count at its own pixel: iters[y * width + x] = n;",
          "store_coordinates_swapped": "row y starts at y * width, and x is the column in it: "
                                       "iters[y * width + x] = n",
          "steps_of_one": "x += blockDim.x", "y_of_a_global_index": "one block a row: y = blockIdx.x",
-         "y_times_width": "y took the row's start in iters (blockIdx.x * width)",
+         "y_times_width": "y took the row's start in iters (blockIdx.x * width)", "bound_of_the_height": "x < width",
          "y_of_the_block_s_first_pixel": "one block a row: y = blockIdx.x",
-         "bound_of_whole_passes": "loop while x < width",
-         "loop_from_the_lane": "start at the thread's place in the block",
-         "bound_of_the_height": "x < width",
+         "bound_of_whole_passes": "loop while x < width", "loop_from_the_lane": "start at the thread's place in the block",
          "bound_of_the_block": "bound x by the row's width, not the block's threads: for (int x = "
                                "threadIdx.x; x < width; x += blockDim.x)", "one_step_too_many": "loop while n < max_iter",
-         "barrier_in_the_row_loop": "the threads of this kernel share nothing",
-         "barrier_in_the_escape_loop": "the threads of this kernel share nothing",
+         **dict.fromkeys(("barrier_in_the_row_loop", "barrier_in_the_escape_loop"), "the threads of this kernel share nothing"),
          "roles_swapped": "drew row 63, its threadIdx.x, past the image's 61 rows at x = 61, "
                           "blockIdx.x in steps of gridDim.x: the block's and the thread's roles "
                           "are swapped; one block a row: y = blockIdx.x"}

@@ -118,6 +118,11 @@ WRONG = {
                                 "the threads with z = nz = 5 wrote slice 5, just past the end of "
                                 "out (out[455] to out[545]), and no thread past it did: z's guard "
                                 "lets z = nz through (z > nz)"),
+    # blind audit AH (was 'out was written past its end (out[455]): threads outside the volume
+    # wrote ... Hint: the grid sticks out in z too: ...'): threadIdx.z >= nz for z's guard
+    "z_guard_on_thread_z": ([(GUARD, "if (x >= nx || y >= ny || threadIdx.z >= nz)")],
+                            "out was written past its end (out[455]): z's guard compares "
+                            "threadIdx.z"),
     # blind audit U9 (was 'out was written past its end (out[455]): threads outside the volume
     # wrote ... Hint: the grid sticks out in z too: ...', as if the z guard were missing)
     "z_compared_with_nx": ([(GUARD, "if (x >= nx || y >= ny || z >= nx)")],

@@ -1,0 +1,82 @@
+"""The loop along the row of notebook 03's row-per-block Mandelbrot kernel
+(``helpers.exercises.mandelbrot_rows``), read on the simulator where the image alone cannot tell
+two mistakes apart: a loop whose passes all draw one pixel, and steps that stop after each
+thread's first pixel."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from helpers.exercises.common import time_limit
+from helpers.exercises.microscope import accesses_of, kernel_words, source_line
+
+
+def same_pixel_each_pass(kernels, launch, block):
+    """Each thread stored into iters on several passes of its loop, every store at one pixel
+    (``launch``, on the simulator, traced): the loop's own variable moves, but the pixel drawn
+    does not; with the kernel's words, the loop and the x set to threadIdx.x inside it."""
+    kept = accesses_of(kernels, launch, "stores of a row", 4096)
+    stores = None if kept is None else kept[(kept["array"] == "iters") & kept["write"]]
+    if stores is None or not len(stores):
+        return
+    threads, times = np.unique(stores["thread"], return_counts=True)
+    if times.max() < 2 or any(len(np.unique(stores["index"][stores["thread"] == t])) > 1
+                              for t in threads):
+        return
+    seen = (f"on the simulator, with a row of {launch.args[1]} pixels, thread 0 stored "
+            f"iters[{stores['index'][stores['thread'] == threads[0]][0]}] {times[0]} times")
+    named = _pixel_set_in_the_loop(kernels)
+    where = (f"the {named[0]} at line {named[1]} steps {named[2]}, but the pixel drawn is "
+             f"{named[3]}, set to threadIdx.x anew inside the loop at line {named[4]}"
+             if named else "the pixel drawn does not move with the loop")
+    yield (f"only the first {block} pixels of each row were drawn: each pass of the loop drew the "
+           f"same pixel: {where}, so every pass of a thread redraws its first pixel ({seen})",
+           "loop over x itself and drop int x = threadIdx.x; inside the loop: for (int x = "
+           "threadIdx.x; x < width; x += blockDim.x)")
+
+
+def _pixel_set_in_the_loop(kernels):
+    """(for or while, its line, the name its head steps, the name set to threadIdx.x inside
+    its body, that line) of the kernel's first loop whose body sets a name to threadIdx.x; None
+    where there is none or no text."""
+    from helpers.exercises.barrier_if import loops_in
+    from helpers.sim.compile.kernel_text import Unreadable
+
+    if (text := kernel_words(kernels)) is None:
+        return None
+    source, tokens, words, body, end = text
+    try:
+        loops = loops_in(tokens, words, body, end)
+    except (Unreadable, ValueError, IndexError):
+        return None
+    for k, head, last in loops:
+        sets = [m for m in range(head + 1, last - 3) if words[m] == "="
+                and words[m + 1:m + 4] == ["threadIdx", ".", "x"] and words[m + 4] == ";"]
+        steps = [words[m - 1] for m in range(k + 2, head) if words[m] in ("++", "+=", "--")]
+        if sets and steps and steps[0] != words[sets[0] - 1]:
+            return (words[k], source_line(source, tokens[k].start), steps[0],
+                    words[sets[0] - 1], source_line(source, tokens[sets[0]].start))
+    return None
+
+
+def carried_over(kernels, block, max_iter=100) -> bool:
+    """Whether the kernel's steps stop after each thread's first pixel: on the simulator, one
+    row where c = 0 (every pixel takes max_iter steps), four pixels a thread take less than
+    twice the work (basic blocks run, traced) of one pixel a thread."""
+    from helpers.sim import driver, gpuarray
+    from helpers.sim.microscope.trace import trace
+    from helpers.sim.settings import settings
+
+    kernel = getattr(kernels, "simulated", kernels)
+    work = []
+    for width in (block, 4 * block):
+        with settings.changed(time_limit=time_limit()), \
+                trace(accesses=0, divergence=True) as traced:
+            try:
+                kernel(gpuarray.zeros((1, width), np.int32), np.int32(width), np.int32(1),
+                       *map(np.float32, (0, 0, 0, 0)), np.int32(max_iter),
+                       block=(block, 1, 1), grid=(1, 1))
+            except driver.Error:
+                return False
+        work.append(traced[kernel.name].blocks.lanes)
+    return work[1] < 2 * work[0]
