@@ -38,8 +38,9 @@ from helpers.exercises.copy_bandwidth_models import (
     Ms, as_microseconds, bytes_times_itemsize, converted_twice, counted_once, counted_twice,
     divided_by_1e10, floored, host_clock, is_floored, made_larger, made_whole, object_size,
     one_element, one_event, tenfold_seconds, upside_down)
-from helpers.exercises.copy_bandwidth_waits import (end_waited_early, queried_not_waited,
-                                                    start_waited_for, waited_after_the_read)
+from helpers.exercises.copy_bandwidth_waits import (
+    end_waited_early, named_not_called, queried_not_waited, start_waited_for,
+    waited_after_the_read)
 from helpers.exercises.function import check_function, copies_noted, run_catching, source_first
 from helpers.exercises.verdict import Verdict, check_cases
 
@@ -201,14 +202,12 @@ def _misplaced(pair, copies):
 
 @contextlib.contextmanager
 def _watched(drv, fn):
-    """While in use, the driver's Event and its copies as the learner's function finds them:
-    each event notes its record, waits, query()s (and answers) and the ms its time_till or
-    time_since hands back, each copy its host array (one given source first refused:
-    ``source_first``). Gives ``(slip, unrecorded, misplaced)``: ``slip(gbs)``, (factor, problem,
-    hint) when gbs is a slip's factor off the bytes copied over the last ms the events gave,
-    else None; ``unrecorded(err)``, what an error of time_till or time_since shows
-    (``_never_recorded``, else a wait of ``copy_bandwidth_waits``), or None; ``misplaced()``,
-    ``one_event`` or else ``_misplaced``."""
+    """While in use, the driver's Event and its copies as the learner's function finds them: each
+    event notes its record, waits, query()s (and answers) and the ms its time_till or time_since
+    hands back, each copy its host array (one given source first refused: ``source_first``).
+    Gives ``(slip, unrecorded, misplaced, ...)``: ``slip(gbs)``, ``_slip_of``'s; ``unrecorded(
+    err)``, what an error of time_till or time_since shows (``_never_recorded``, else a wait of
+    ``copy_bandwidth_waits``), or None; ``misplaced()``, ``one_event``, else ``_misplaced``."""
     ms, missing, notes, pair, made, waited, early, asked = ([] for _ in range(8))
     event = drv.Event
 
@@ -247,7 +246,8 @@ def _watched(drv, fn):
 
     def unrecorded(err):
         return (_never_recorded(missing) or end_waited_early(pair, waited, early) or
-                waited_after_the_read(fn, pair, waited, err) or queried_not_waited(
+                waited_after_the_read(fn, pair, waited, err) or
+                named_not_called(fn, pair, waited, err) or queried_not_waited(
                     fn, pair, waited, asked, err, drv) or start_waited_for(pair, waited, err, drv))
 
     drv.Event = Event

@@ -1,13 +1,13 @@
 """The waits of notebook 05's event-timing exercise (``helpers.exercises.copy_bandwidth``), each
 read when time_till or time_since failed for want of one: the end event waited for before it was
-recorded, or after the time was read, or only asked about (``end.query()``), or the start event
-waited for in its place."""
+recorded, or after the time was read, or only asked about (``end.query()``), or only named
+(``end.synchronize``, no parentheses), or the start event waited for in its place."""
 
 from __future__ import annotations
 
 import ast
 
-from helpers.exercises.learner_code import code_of, learner_line
+from helpers.exercises.learner_code import code_of, learner_line, uncalled
 
 
 def end_waited_early(pair, waited, early):
@@ -63,6 +63,23 @@ def waited_after_the_read(fn, pair, waited, err):
             f"{line[0]}): the time was read before the host waited for {end}, while the copy was "
             f"still on its way", f"wait first, then read the time: {end}.synchronize(), then "
             f"{code.text(read)}")
+
+
+def named_not_called(fn, pair, waited, err):
+    """(problem, hint) when time_till or time_since failed (``err``) before the host waited for
+    the end event (``pair`` = [start, end]; ``waited``, the events synchronized) and ``fn``'s
+    code names that event's synchronize without calling it (``uncalled``): no wait at all."""
+    code, line = code_of(fn), learner_line(err)
+    if len(pair) != 2 or any(e is pair[1] for e in waited) or not code or not line:
+        return None
+    _, read, end = _read(code, line)
+    named = next((w for w in uncalled(fn) if read and w[2] == f"{end}.synchronize"), None)
+    if not named:
+        return None
+    return (f"{named[2]} at line {named[0]} of {named[1]} names the method without calling it (no "
+            f"parentheses): Python only looks it up, so nothing waited for {end}, and when the "
+            f"time was read (line {line[0]}, {code.text(read)}) the copy was still on its way",
+            f"call it: {end}.synchronize(), then read the time")
 
 
 def queried_not_waited(fn, pair, waited, asked, err, drv):

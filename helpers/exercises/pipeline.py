@@ -7,12 +7,15 @@ not checked."""
 
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 
 from helpers.exercises import hidden as hidden_cases
 from helpers.exercises.function import HOLD_MS, check_function, run_catching, stream_holder
 from helpers.exercises.learner_code import told_uncalled
 from helpers.exercises.hidden import awkward
+from helpers.exercises.pipeline_copies import over_budget
 from helpers.exercises.pipeline_models import (ATOL, RTOL, buffers_watched, copies_and_launches,
                                               count_one_short, how_copied, launch_fits,
                                               shared_buffers, sharing, union_bytes)
@@ -201,10 +204,10 @@ def mistakes(fn, case, kernel, on_gpu, work=WORK_SMALL, buffers=None, want=None,
     if raised:
         yield raised
         return
-    yield from told_uncalled(fn, diagnose(h_in, h_in_before, at_return, h_out, want, case[1],
-                             streams, calls, waited, copies, done, order,
-                             stream_by_round(calls, streams, made, fn)
-                             or sharing(calls, streams, made, fn)), alone=True)
+    yield from told_uncalled(fn, itertools.chain(diagnose(
+        h_in, h_in_before, at_return, h_out, want, case[1], streams, calls, waited, copies, done,
+        order, stream_by_round(calls, streams, made, fn) or sharing(calls, streams, made, fn)),
+        over_budget(made, case, h_in.itemsize, fn, BUDGET_HINT)), alone=True)
     if times is not None:
         times.append(start.time_till(end))
 

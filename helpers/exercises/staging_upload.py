@@ -35,13 +35,13 @@ from helpers.exercises.function import (Refused, check_function, hold_streams, p
                                         run_catching, source_first)
 from helpers.exercises.learner_code import told_uncalled
 from helpers.exercises.staging_upload_filling import (Queued, filled_after_queued, not_staged,
-                                                     noting_events)
+                                                     noting_context, noting_events)
 from helpers.exercises.staging_upload_models import (at_element_offsets, at_elements,
                                                     at_the_chunk_ends, at_the_start_of_d,
-                                                    chunk_in_bytes, chunk_too_long, default_stream,
+                                                    chunk_in_bytes, chunk_too_long, context_waited,
+                                                    default_stream,
                                                     end_without_lo, event_before_its_copy,
-                                                    filled_whole,
-                                                    last_at_its_length, max_for_min,
+                                                    filled_whole, last_at_its_length, max_for_min,
                                                     one_stream_waited, sliced_at_lo,
                                                     waited_for_both_each_chunk, waits_skipped)
 from helpers.exercises.verdict import Verdict, check_cases
@@ -103,16 +103,17 @@ def _on_the_simulator(fn, driver):
 class _Copies:
     """A driver that notes the host arrays its asynchronous copies to the device copy from, and
     in ``log``, in order, each copy (``("copy", its stream)``, ``("blocking", None)`` for a
-    memcpy_htod) and each wait for a stream the checker made (``("wait", the stream)``), and in
-    ``queued`` what each copy's source held when queued and at the next of these calls. Given
-    ``d`` (its address, its bytes with the guard after it, and the chunk), a copy that would run
-    past its end is refused (``_past_d``): a GPU would write what lies after it. Given ``fn``, a
-    copy given source first is refused (``source_first``), named at fn's line."""
+    memcpy_htod), each wait for a stream the checker made (``("wait", the stream)``) or for the
+    context (``noting_context``), and in ``queued`` what each copy's source held when queued and
+    at the next of these calls. Given ``d`` (its address, its bytes with the guard after it, and
+    the chunk), a copy that would run past its end is refused (``_past_d``): a GPU would write
+    what lies after it. Given ``fn``, a copy given source first is refused (``source_first``)."""
 
     def __init__(self, drv, d=None, fn=None):
         self._drv, self.sources, self.log, self.d, self.places = drv, [], [], d, []
         self.queued, self.check = Queued(), source_first(fn, drv) if fn else None
         self.Event = noting_events(drv, self.log, self.queued)
+        self.Context = noting_context(drv, self.log, self.queued)
 
     def __getattr__(self, name):
         return getattr(self._drv, name)
@@ -319,6 +320,7 @@ def _not_overlapped(log, fn):
                "done: the host never fills one buffer while the other one's copy runs",
                "queue each copy with drv.memcpy_htod_async(int(d) + lo * 4, buf[:hi - lo], s) "
                "on s = streams[c % 2]")
+    yield from filter(None, [context_waited(log, fn)])
     last = None
     for k, (what, stream) in enumerate(log):
         if what == "copy":

@@ -1,7 +1,7 @@
 """How the learner's function of notebook 05's double-buffering exercise fills its staging
 buffers, for ``helpers.exercises.staging_upload``: each asynchronous copy's source as the host
 queued it (``Queued``), the learner's events as the host records and waits for them
-(``noting_events``), a buffer filled after its copy was queued (``filled_after_queued``), and,
+(``noting_events``) and its waits for the context (``noting_context``), a buffer filled after its copy was queued (``filled_after_queued``), and,
 with d right, copies that did not go through the staging buffers (``not_staged``), a name that
 held a buffer rebound to a slice of h among them (``rebound_to_h``)."""
 
@@ -53,6 +53,22 @@ def noting_events(driver, log, queued):
             return self
 
     return Event
+
+
+def noting_context(driver, log, queued):
+    """``driver``'s Context, its waits (``("context wait", None)``) going into ``log``, a wait
+    noting what the queued copies' sources hold (``queued.settle``)."""
+    class Context:
+        def __getattr__(self, name):
+            return getattr(driver.Context, name)
+
+        @staticmethod
+        def synchronize():
+            log.append(("context wait", None))
+            queued.settle()
+            return driver.Context.synchronize()
+
+    return Context()
 
 
 def filled_after_queued(queued, places, h, chunk, staging, fn):

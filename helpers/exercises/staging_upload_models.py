@@ -271,6 +271,25 @@ def waited_for_both_each_chunk(log, fn):
     return None
 
 
+def context_waited(log, fn):
+    """(problem, hint) where the host waited for the whole context (``("context wait", None)``
+    in ``log``) between two copies: that waits for both streams, the copy just queued on the
+    other one included, so no filling ran beside a copy; named at fn's line where known."""
+    copies = [k for k, (what, _) in enumerate(log) if what == "copy"]
+    if not any(what == "context wait" and copies[0] < k < copies[-1]
+               for k, (what, _) in enumerate(log)):
+        return None
+    code = code_of(fn)
+    call = code and next((n for n in ast.walk(code.tree) if isinstance(n, ast.Call)
+                          and ast.unparse(n.func).endswith("Context.synchronize")), None)
+    where = f"{ast.unparse(call)} ({code.at(call)})" if call else "drv.Context.synchronize()"
+    return (f"d holds h, but before refilling a buffer the host waited with {where}, which "
+            "waits for the whole context: for both streams, the copy of the chunk just queued on "
+            "the other one included, so no filling ran beside a copy", "wait for this buffer's "
+            "stream alone: s.synchronize() (s = streams[c % 2]), whose last copy, two chunks "
+            "back, is the one that used staging[c % 2]")
+
+
 def default_stream(log, fn):
     """(problem, hint) when a copy was queued without a stream (``log``: ``_Copies``'s, a copy
     noted ``("copy", None)``): it ran in the default stream, which the waits for streams[c % 2]

@@ -46,8 +46,7 @@ WRONG = {
     "multiplied_by_1e9": (right_but("/ 1e9", "* 1e9"),
                           {"problem": "1e18 times too large: the bytes a second were multiplied "
                                       "by 1e9 (h.nbytes / (ms * 1e-3) * 1e9), not divided",
-                           "hint": "divide the bytes a second by 1e9: h.nbytes / (ms * 1e-3) "
-                                   "/ 1e9"}),
+                           "hint": "divide the bytes a second by 1e9: h.nbytes / (ms * 1e-3)"}),
     # blind audit TZC-copy_bandwidth-1 (was "1.082e+10 GB/s, where the checker's events measured
     # 10.08 GB/s for the same copy ... Hint: record start and end in stream, around the copy
     # alone; return ...", the events right): bytes a second, the / 1e9 left out
@@ -104,9 +103,8 @@ WRONG = {
     # within the bounds a machine's load needs: named from the learner's own events
     "gigabits": (right_but(RIGHT_GBS, "h.nbytes * 8 / (ms * 1e-3) / 1e9"),
                  {"problem": "gigabits", "hint": "leave out the * 8"}),
-    "eight_bytes_an_element": (right_but("h.nbytes", "h.size * 8"),
-                               {"problem": "twice too large: a float32 is 4 bytes",
-                                "hint": "h.nbytes"}),
+    "eight_bytes_an_element": (right_but("h.nbytes", "h.size * 8"), {
+        "problem": "twice too large: a float32 is 4 bytes", "hint": "h.nbytes"}),
     # blind audit TLC-copy_bandwidth-1 (was "16.66 GB/s is twice too large: a float32 is 4 bytes,
     # not 8 ... Hint: the bytes copied are h.nbytes", the learner's bytes h.nbytes): a read and a
     # write counted, 2 * h.nbytes
@@ -315,6 +313,10 @@ def my_copy_gbs(h, d, stream):
                                                    "copies of h", "line 5 of your cell (for _ in "
                                                    "range(5):)", "counts h.nbytes once"),
                                        "hint": "5 * h.nbytes / (ms * 1e-3) / 1e9"}),
+    # blind audit AH (was '... raised RuntimeError ... device not ready ... Hint: the message says
+    # what went wrong on that line'): end.synchronize, without its parentheses
+    "end_synchronize_not_called": (right_but("end.synchronize()", "end.synchronize"), {"problem":
+        "end.synchronize at line 7 of your cell names the method", "hint": "end.synchronize()"}),
     "time_read_from_start_to_itself": (right_but("start.time_till(end)", "start.time_till(start)"),
                                        {"problem": "the time was read from one event to itself",
                                         "hint": "start.time_till(end)"}),

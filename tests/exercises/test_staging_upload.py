@@ -163,6 +163,10 @@ WRONG = {
                                                 "(for s in streams:), lies inside the chunk loop",
                                                 "no filling ran beside a copy"),
                                     "hint": "dedent it, so that it runs once, after the loop"}),
+    # blind audit AH (was 'PASS: d holds h ...'): drv.Context.synchronize() before each refill
+    "context_waited_for_each_refill": (right_but((WAIT, WAIT.replace("s.", "drv.Context."))), {
+        "problem": ("(line 8 of your cell), which waits for the whole context: for both streams",
+                    "no filling ran beside a copy"), "hint": "this buffer's stream alone"}),
     "blocking_copies": (right_but((COPY, "drv.memcpy_htod(int(d) + lo * 4, buf[:hi - lo])")),
                         {"problem": "returns only once the copy is done",
                          "hint": "memcpy_htod_async"}),

@@ -1,0 +1,33 @@
+"""The pipeline exercise (notebook 05), its device buffers: buffers larger than the budget of one
+chunk each are named from the sizes given to mem_alloc (``pipeline_copies.over_budget``), where
+the kernels touched only a chunk of each and the verdict passed."""
+
+import pytest
+
+from test_pipeline import RIGHT, define, run_check
+
+pytestmark = pytest.mark.gpu_timing  # as test_pipeline.py: the checker may time a GPU
+
+# name: (source, pieces of the expected verdict)
+WRONG = {
+    # blind audit AH (was 'PASS: the results match NumPy in all 3 cases ..., each stream with its
+    # own chunk-sized buffers, ...'): buffers of each stream's share of the data, h_in.nbytes //
+    # len(streams) bytes, where one chunk belongs
+    "buffers_of_each_stream_s_share": (
+        RIGHT.replace("drv.mem_alloc(chunk * 4), drv.mem_alloc(chunk * 4)",
+                      "drv.mem_alloc(h_in.nbytes // len(streams)), "
+                      "drv.mem_alloc(h_in.nbytes // len(streams))"),
+        ("the results are right, but your function allocated 6 device buffers of 133337 bytes "
+         "(line 5 of your cell:", "the budget is one chunk a buffer, chunk * h_in.itemsize = "
+         "57148 bytes", "allocate for each stream one input and one output buffer of one "
+         "chunk (drv.mem_alloc(chunk * h_in.itemsize))")),
+}
+
+
+@pytest.mark.parametrize("name", sorted(WRONG))
+def test_buffers_over_the_budget_are_named(name, capsys):
+    source, expected = WRONG[name]
+    ok, out = run_check(define(source), capsys)
+    assert not ok and out.startswith("NOT YET:"), out
+    for piece in expected:
+        assert piece in out, f"{name}: expected {piece!r} in:\n{out}"
