@@ -45,11 +45,13 @@ LOOP_HINT = ("a loop whose condition never becomes false: check that each loop's
 class Failure:
     """A launch's ``error`` (the simulator's, with fields, or PyCUDA's, without), the launch's
     ``block`` shape and the ``launch`` itself (a ``kernel.Launch``: its arguments, for a hint
-    that needs the sizes), where they are known."""
+    that needs the sizes), and the ``kernel`` launched (its ``Kernels``, for a hint that reads
+    its words), where they are known."""
 
     error: BaseException
     block: tuple | None = None
     launch: object = None
+    kernel: object = None
 
     @property
     def kind(self) -> str | None:
@@ -303,13 +305,13 @@ where the error's fields show it (the problem then replaces the crash's words)."
 
 
 def mistake(problem: str, error: BaseException, *, block: tuple | None = None,
-            refine: Refine | None = None, guard_hint: str = "", launch=None) -> tuple[str, str]:
-    """``(problem, hint)`` for a launch (``launch``, where known) that failed with ``error``:
-    the first hint the exercise's ``refine`` yields for it (or its ``(problem, hint)``), else
-    the hint by kind
-    (``guard_hint`` for an access outside every array, and for PyCUDA's errors, which carry no
-    kind)."""
-    failure = Failure(error, block, launch)
+            refine: Refine | None = None, guard_hint: str = "", launch=None,
+            kernel=None) -> tuple[str, str]:
+    """``(problem, hint)`` for a launch (``launch``, of ``kernel``, where known) that failed
+    with ``error``: the first hint the exercise's ``refine`` yields for it (or its ``(problem,
+    hint)``), else the hint by kind (``guard_hint`` for an access outside every array, and for
+    PyCUDA's errors, which carry no kind)."""
+    failure = Failure(error, block, launch, kernel)
     refined = next(iter(refine(failure)), None) if refine else None
     if isinstance(refined, tuple):   # the exercise named the mistake from the error's fields
         return refined

@@ -25,7 +25,8 @@ from helpers.exercises.gray_coalesced_models import (blocks_of, bracket_slip, by
                                                      one_weight_off, pixel_stride_left_out,
                                                      plain_average, planes_read,
                                                      read_before_the_guard, row_by_height)
-from helpers.exercises.gray_coalesced_order import index_by_columns
+from helpers.exercises.gray_coalesced_order import (SPLITS, index_by_columns, past_splits,
+                                                    swapped_pixels)
 from helpers.exercises.hidden import awkward, pick
 from helpers.exercises.kernel import KernelExercise, Launch
 from helpers.exercises import microscope
@@ -139,7 +140,7 @@ def _mistakes(case, run):
     if out.past.tolist() == [n]:
         yield ("gray[n] was written, one pixel past the end: the bounds guard is off by one",
                "the last pixel is width * height - 1: return when t >= width * height")
-    yield from _past_splits(case, out.past, missing, run.launch.args[1].guard)
+    yield from past_splits(case, out.past, missing, run.launch.args[1].guard, run.kernel)
     if out.past.size and missing.size:  # a missing guard leaves no pixel of the image out
         yield (f"threads with a pixel (t < width * height) wrote past the end of gray (as far "
                f"as gray[{int(out.past.max())}]; it has {n} pixels), and {missing.size} pixels "
@@ -213,63 +214,11 @@ def _indexed_like_rgb(run, n, guard):
            "three: store pixel i at gray[i] (rgb[3 * i] is where its red byte starts)")
 
 
-def _rounded_row(t, width, height, block):
-    """y = roundf((float)t / width): the row rounded to the nearest, as roundf does (halves up)."""
-    return t % width, np.floor((t.astype(np.float32) / np.float32(width)).astype(float) + 0.5)
-
-
-SPLITS = [  # (thread t's (x, y), what it got wrong, the hint), t < width * height
-    (lambda t, width, height, block: (t % block, t // width),
-     "x = threadIdx.x is the thread's place in its block, not its pixel's column",
-     "x = t % width, y = t / width"),
-    (_rounded_row, "y = t / width was rounded to the nearest row, so the right half of each row "
-     "(t % width >= width / 2) went to the next row, the last row's past the end, and the right "
-     "half of row 0 was never written", "y = t / width in integer division: / on two ints drops "
-     "the fraction, which is the row (x = t % width, what is left over, the column)"),
-    (lambda t, width, height, block: (t % width, -(-t // width)),
-     "y = t / width was rounded up (as the grid's size is), so every pixel but those of column 0 "
-     "went one row down, the last row's past the end, and row 0 past its first pixel was never "
-     "written", "y = t / width in integer division, which rounds down: / on two ints drops the "
-     "fraction, which is the row (x = t % width, what is left over, the column)"),
-    (lambda t, width, height, block: (t // width, t % width),
-     "x = t / width and y = t % width: / and % are swapped, so y runs along the row up to "
-     "width - 1, past the last row (y = height - 1) where the image is wider than tall, and x "
-     "counts rows", "x = t % width (what is left over, the column), y = t / width (the row): "
-     "threadIdx.x then runs along a row"),
-    (lambda t, width, height, block: (t - t // width, t // width),
-     "x = t - y takes y pixels off t where y whole rows hold y * width: x came out t % width + "
-     "y * (width - 1), past the row's last column (width - 1) from row 1 on (thread t = width + "
-     "1 got y = 1, x = width), so pixel t landed y * (width - 1) pixels further on",
-     "x is what is left of t after y whole rows of width pixels: x = t - y * width, which is "
-     "t % width (y = t / width as it is)"),
-    (lambda t, width, height, block: (t % width, t // height),
-     "y = t / height: a row holds width pixels, so t / height counted rows of height pixels and "
-     "ran past the last row (y = height - 1) where the image is wider than tall",
-     "the row is t / width, not t / height: x = t % width, y = t / width"),
-]
-
-
-def _past_splits(case, past, missing, guard):
-    """A split of t into (x, y) (``SPLITS``) that sends pixels of threads t < width * height
-    past the end: the pixels written past the end (those of the ``guard`` after it, which the
-    launch can see) and those never written are those of i = y * width + x for every such t, so
-    the guard on t is right and the split wrong."""
-    width, height, block = case[:3]
-    t = np.arange(width * height)
-    for split, problem, hint in SPLITS:
-        x, y = split(t, width, height, block)
-        i = (y * width + x).astype(int)
-        seen = i[(i >= t.size) & (i < t.size + guard)]
-        if past.size and set(past.tolist()) == set(seen.tolist()) and \
-                set(missing.tolist()) == set(range(t.size)) - set(i.tolist()):
-            yield (f"threads with a pixel (t < width * height) wrote past the end of gray (as "
-                   f"far as gray[{int(past.max())}]): {problem}", hint)
-
-
 def _refine(failure):
     """A read of rgb past its end by thread t < width * height (the crash's fields: the block,
-    the thread, the byte read) at pixel i = y * width + x of a split in ``SPLITS``: the guard
-    let it through, and its split of t sent it outside the image."""
+    the thread, the byte read) at pixel i = y * width + x of a split in ``SPLITS``, or at pixel
+    i = x * width + y of the right split (``swapped_pixels``, the kernel's text): the guard let
+    it through, and its split of t (or its index) sent it outside the image."""
     err, launch = failure.error, failure.launch
     yield from char_conversion(failure)   # bt601_gray's channels taken as char
     if failure.kind != "out of bounds" or getattr(err, "is_write", None) is not False or \
@@ -282,14 +231,18 @@ def _refine(failure):
     if err.allocation is None or err.allocation[1] != spec.host().nbytes or \
             t[0] >= width * height:
         return
+    said = (f"thread t = {t[0]} (below width * height = {width * height}: the guard let it "
+            f"through) read rgb[{byte}], past the end of the image's {3 * width * height} bytes")
+    swapped = swapped_pixels(failure.kernel, t, width, height)
+    if swapped and byte // 3 == swapped[0][0]:
+        yield f"{said}: {swapped[1]}", swapped[2]
+        return
     for split, problem, hint in SPLITS:
         x, y = split(t, width, height, block)
         i = int((y * width + x)[0])
         if i >= width * height and byte // 3 == i:
-            yield (f"thread t = {t[0]} (below width * height = {width * height}: the guard let "
-                   f"it through) read rgb[{byte}], past the end of the image's "
-                   f"{3 * width * height} bytes, at pixel i = y * width + x = {i} (x = {x[0]}, "
-                   f"y = {y[0]}): {problem}", hint)
+            yield (f"{said}, at pixel i = y * width + x = {i} (x = {x[0]}, y = {y[0]}): "
+                   f"{problem}", hint)
             return
 
 

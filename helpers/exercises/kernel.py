@@ -250,7 +250,7 @@ class KernelExercise:
         run, error, arrays = self._launched(kernel, launch)
         if error:
             yield from self._read_past(kernel, launch, error, arrays)
-            yield self.failure(failed(error, arrays), error, launch.block, arrays, launch)
+            yield self.failure(failed(error, arrays), error, launch.block, arrays, launch, kernel)
         else:
             yield from self._held(kernel, launch, run)
         return run
@@ -308,17 +308,17 @@ class KernelExercise:
             if name not in names or getattr(error, "is_write", None) is not False:
                 return
 
-    def failure(self, problem: str, error, block=None, arrays=None, launch=None):
-        """``(problem, hint)`` for a launch of this exercise (``launch``, where known) that
-        failed with ``error``; for an access past the array a parameter points to (``arrays``:
-        {start: name}), that array's hint (``array_hints``) when the exercise's ``refine`` has
-        none."""
+    def failure(self, problem: str, error, block=None, arrays=None, launch=None, kernel=None):
+        """``(problem, hint)`` for a launch of this exercise (``launch``, of ``kernel``, where
+        known) that failed with ``error``; for an access past the array a parameter points to
+        (``arrays``: {start: name}), that array's hint (``array_hints``) when the exercise's
+        ``refine`` has none."""
         name = (arrays or {}).get((getattr(error, "allocation", None) or (None,))[0])
         refine, own = self.refine, self.array_hints.get(name)
         if own:
             refine = lambda f: itertools.chain(self.refine(f) if self.refine else (), [own])  # noqa: E731
         return failure.mistake(problem, error, block=block, refine=refine,
-                               guard_hint=self.crash_hint, launch=launch)
+                               guard_hint=self.crash_hint, launch=launch, kernel=kernel)
 
     def _load(self, path: str):
         """The compiled kernel (with its simulator twin, for an exercise that needs it), or the

@@ -11,12 +11,14 @@ thread converts every pixel gives the right image, but each pixel is written by 
 from __future__ import annotations
 
 import functools
+import re
 
 import numpy as np
 
 from helpers.exercises import near as near_miss
 from helpers.exercises.common import Input, Output, one_further
 from helpers.exercises.coverage import Grid, Words, coverage, past_the_end
+from helpers.exercises.gray_coalesced_models import half_outside_the_cast
 from helpers.exercises.hidden import grids
 from helpers.exercises.kernel import KernelExercise, Launch
 from helpers.exercises.microscope import (kernel_words, observe, source_line, written_by_two,
@@ -155,8 +157,32 @@ def _mistakes(case, run):
     yield from _steps_by_the_grid(case, run.out)
     yield from written_mistakes(run.out, case, WORDS, WILD_HINT, WILD_HINT)
     yield from _signed(run.model, run.out.got)
+    yield from _half_outside(run.model, run.out.got, run.kernel)
     yield from _wrong_values(run.model, run.out.got)
     yield from _read_before_the_guard(case, run.kernel)
+
+
+def _half_outside(rgb, got, kernels):
+    """Every wrong value one below NumPy's where the sum's fraction is .5 or more, and a store
+    that adds the 0.5 after a closing parenthesis, out[3 * i] = (unsigned char)fminf(r2, 255.0f)
+    + 0.5f (``half_outside_the_cast``, read in the kernel's text): the cast drops the fraction,
+    the store into out the 0.5."""
+    exact = rgb @ SEPIA.T
+    wrong = _differs(got, reference(rgb), exact)
+    if not wrong.any() or _differs(got, reference(rgb, half=0.0), exact, boundary=0.0).any():
+        return
+    if (statement := half_outside_the_cast(kernels)) is None:
+        return
+    wy, wx, wc = np.argwhere(wrong)[0]
+    value = re.search(r"\(\s*(\w+)\s*,", statement)
+    value = value.group(1) if value else "value"
+    yield (f"{int(wrong.sum())} values are one below NumPy's, each where the sum's fraction is .5 "
+           f"or more (x = {wx}, y = {wy}, {CHANNEL_NAMES[wc]}: the sum is "
+           f"{exact[wy, wx, wc]:.3f}, got {got[wy, wx, wc]}): the + 0.5f is outside the cast: "
+           f"{statement} converts {value} to unsigned char first, which drops its fraction, then "
+           "adds 0.5 to the whole number, and the store into out drops that 0.5 again",
+           "move the + 0.5f inside the cast, onto the float sum, before the clamp: "
+           f"(unsigned char)fminf({value} + 0.5f, 255.0f), in each channel's store")
 
 
 def _read_before_the_guard(case, kernels):

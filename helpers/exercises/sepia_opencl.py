@@ -59,6 +59,7 @@ def _mistakes(case, run, reports):
     # Oclgrind's reports of the reads past rgb, which name only their line)
     code = kernel_code(run.kernel)
     yield from sepia._tripled(run.model, run.out, "work-item")
+    yield from _uchar3_buffers(run.model, run.out, code)  # the same stride, from uchar3 *
     yield from four_bytes_a_pixel(run.model, run.out, "work-item")  # RGBA's stride, reads past rgb
     yield from _row_step_scaled(run.model, run.out, code)  # reads past rgb
     yield from reports
@@ -70,6 +71,25 @@ def _mistakes(case, run, reports):
     yield from _wrong_values(run.model, run.out.got, code)
     yield from read_before_the_guard(case, code, "sepia", functools.partial(code_line, code),
                                      "work-item", "the range is {} x {}", "a buffer")
+
+
+def _uchar3_buffers(rgb, out, code):
+    """The stores stepping 4 bytes a pixel (``four_bytes_a_pixel``) through pointers the code
+    declares uchar3 * (named as it declares them): an OpenCL uchar3 takes a uchar4's 4 bytes
+    (a 3-vector has a 4-vector's size), so out[i] is bytes 4*i to 4*i + 2."""
+    names = list(dict.fromkeys(re.findall(r"\buchar3\s*\*\s*(?:const\s+|restrict\s+)*(\w+)",
+                                          code)))
+    if not names or next(four_bytes_a_pixel(rgb, out, "work-item"), None) is None:
+        return
+    which, steps = " and ".join(names), " and ".join(f"{name}[i]" for name in names)
+    yield (f"{which} {'are' if len(names) > 1 else 'is'} declared uchar3 *: in OpenCL a uchar3 "
+           "takes 4 bytes, like a uchar4 (a 3-vector has a 4-vector's size), so "
+           f"{steps} step{'' if len(names) > 1 else 's'} 4 bytes a pixel (bytes 4*i to 4*i + 2), "
+           "where the image is packed RGB, 3 bytes a pixel: bytes 3, 7, 11, ... of out were never "
+           "written, and the work-items of the image's last quarter wrote past its end",
+           f"declare {which} as uchar * and take pixel i's bytes one by one: read rgb[3 * i], "
+           "rgb[3 * i + 1], rgb[3 * i + 2] and store out[3 * i], out[3 * i + 1], out[3 * i + 2], "
+           "with i = y * width + x")
 
 
 def _stored_over_another(rgb, out, code):

@@ -14,6 +14,7 @@ from kernel_sources import (assert_mistake_named, assert_refused_and_named, comp
 
 from helpers.backend import BACKEND
 from helpers.exercises import gray_coalesced as checker
+from helpers.exercises.kernel import Kernels
 
 pytestmark = pytest.mark.gpu_timing  # on a GPU every right kernel is timed (tests/conftest.py)
 
@@ -160,6 +161,13 @@ WRONG = {
     "split_swapped": ([(X, "int x = t / width;"), (Y, "int y = t % width;")],
                       ["x = t / width and y = t % width: / and % are swapped",
                        "Hint: x = t % width (what is left over, the column), y = t / width"]),
+    # blind audit AH (was '... x = t / width and y = t % width: / and % are swapped ...', the
+    # split the learner wrote right): x and y swapped in the pixel's index, i = x * width + y
+    "index_x_times_width": ([("int i = y * width + x;", "int i = x * width + y;")],
+                            ["its split is right (x = t % width = 19, y = t / width = 0)",
+                             "int i = x * width + y; multiplies the column x by the row's length",
+                             "took pixel i = 19 * 45 + 0 = 855",
+                             "Hint: pixel (x, y) of a row-major image is i = y * width + x"]),
     # blind audit AD (was '... wrote past the end of gray ..., and 135 pixels were never
     # written: their split of t into x and y sends pixels outside the image. Hint: ... x = t %
     # width, y = t / width ...', y being right): x = t - y, the * width forgotten
@@ -257,7 +265,8 @@ WRONG = {
 SIMULATOR_ONLY = {"y_divided_by_height": "a read far past the image: a GPU may not notice it",
                   # x runs to height and y to width: on a wide image it reads megabytes past rgb,
                   # which may stop the whole process's context on a GPU
-                  "split_swapped": "reads far past the image: a GPU may not notice it"}
+                  "split_swapped": "reads far past the image: a GPU may not notice it",
+                  "index_x_times_width": "reads far past the image, as split_swapped does"}
 # Right, not the solution's way: each must pass and be FAST
 RIGHT = {
     "guard_on_x_and_y": [(GUARD, ""), (Y, Y + "\n    if (y >= height)\n        return;")],
@@ -305,6 +314,21 @@ def test_the_stub_fails_writing_past_the_end(capsys):
 def test_a_known_mistake_fails_with_its_hint(name, kernels, capsys):
     verdict, out = run_checker(kernels[name], capsys)
     assert_mistake_named(verdict, out, name, WRONG[name][1])
+
+
+def test_index_x_times_width_is_named_from_a_gpus_output(kernels):
+    """On a GPU the reads past rgb need not stop the kernel: its stores past gray's end and the
+    pixels never written, with its text, name the index x * width + y (``past_splits``)."""
+    from helpers.exercises.gray_coalesced_order import past_splits
+    (width, height, block), guard = checker.CASES[0][:3], 512
+    t = np.arange(width * height)
+    i = t % width * width + t // width
+    past = i[(i >= t.size) & (i < t.size + guard)]
+    problem, hint = next(past_splits((width, height, block), past, np.setdiff1d(t, i), guard,
+                                     Kernels(*kernels["index_x_times_width"])))
+    assert "(as far as gray[" in problem
+    assert "int i = x * width + y; multiplies the column x" in problem
+    assert hint.startswith("pixel (x, y) of a row-major image is i = y * width + x")
 
 
 def test_y_divided_by_height_is_named_from_the_pixels_written(kernels, capsys, monkeypatch):

@@ -1,7 +1,7 @@
 """The sepia exercise (notebook 04): the solution passes, the stub and known-wrong kernels fail,
 each with the hint that names its mistake (the wrong kernels are variants of the shipped
-solution, all compiled as one module). Also: the three grayscale kernels of cuda_src/grayscale.cu
-match NumPy within one grey level on awkward sizes."""
+solution, all compiled as one module). The grayscale kernels of cuda_src/grayscale.cu are tested
+in tests/kernels/test_grayscale_kernels.py."""
 
 import numpy as np
 import pytest
@@ -89,6 +89,14 @@ WRONG = {
                       "Hint: the channels are bytes, 0 to 255", "fminf(r2 + 0.5f, 255.0f)")),
     "truncates_instead_of_rounding": (each_channel("fminf({c}2 + 0.5f, 255.0f)", "fminf({c}2, 255.0f)"),
                                       "the kernel truncates instead of rounding"),
+    # blind audit AH (was 'values are one below NumPy's ... the kernel truncates instead of
+    # rounding (no + 0.5f, or the fraction already lost before it) ... Hint: ... an integer
+    # division ...'): the + 0.5f added after the cast, in all three channels
+    "half_added_outside_the_cast": (each_channel("fminf({c}2 + 0.5f, 255.0f)", "fminf({c}2, 255.0f) + 0.5f"),
+                                    ("the + 0.5f is outside the cast: out[3 * i] = (unsigned char)"
+                                     "fminf(r2, 255.0f) + 0.5f; converts r2 to unsigned char first",
+                                     "Hint: move the + 0.5f inside the cast",
+                                     "(unsigned char)fminf(r2 + 0.5f, 255.0f)")),
     "input_read_as_bgr": ([(READ, "float b = rgb[3 * i], g = rgb[3 * i + 1], r = rgb[3 * i + 2];")],
                           "reads the input bytes as BGR"),
     "outputs_swapped": ([("fminf(r2 + 0.5f", "fminf(TMP"), ("fminf(b2 + 0.5f", "fminf(r2 + 0.5f"),
@@ -296,63 +304,6 @@ DOES_NOT_COMPILE = {
 @pytest.mark.parametrize("name", sorted(DOES_NOT_COMPILE))
 def test_a_mistake_the_compiler_refuses_is_named(name, capsys):
     assert_refused_and_named(check_sepia, "sepia", name, *DOES_NOT_COMPILE[name])
-
-
-# ---- the grayscale kernels of notebook 04 -------------------------------------------------------
-
-GUARD_BYTES = 64
-POISON = 0xA5
-
-
-def gray_reference(rgb):
-    return np.floor(rgb @ np.array([0.299, 0.587, 0.114]) + 0.5).astype(np.uint8)
-
-
-@pytest.fixture(scope="module")
-def grayscale():
-    from helpers.backend import compile_cu
-
-    return compile_cu("grayscale.cu")
-
-
-def run_gray(mod, name, rgb):
-    """Run one grayscale kernel on ``rgb`` (h, w, 3); return (gray, guard zone untouched)."""
-    from helpers.backend import drv, gpuarray
-
-    h, w, _ = rgb.shape
-    n = h * w
-    rgb_gpu = gpuarray.to_gpu(np.ascontiguousarray(rgb))
-    out = gpuarray.to_gpu(np.full(n + GUARD_BYTES, POISON, np.uint8))
-    func = mod.get_function(name)
-    if name == "rgb_to_gray":
-        func(rgb_gpu, out, np.int32(w), np.int32(h), block=(32, 8, 1),
-             grid=((w + 31) // 32, (h + 7) // 8))
-    else:                                   # rgb_to_gray_x4 or rgb_to_gray_x16: a 1D grid
-        threads = n // int(name.rsplit("_x", 1)[1]) + 1
-        func(rgb_gpu, out, np.int32(n), block=(256, 1, 1), grid=((threads + 255) // 256, 1))
-    drv.Context.synchronize()
-    host = out.get()
-    return host[:n].reshape(h, w), bool((host[n:] == POISON).all())
-
-
-# (height, width): odd sides; pixel counts that are not multiples of 4 or 16, one below 16
-# (only the tail), one an exact multiple of 16 (no tail).
-GRAY_SIZES = [(37, 53), (53, 37), (1, 7), (3, 5), (16, 16), (33, 97), (1, 17)]
-
-
-@pytest.mark.parametrize("name", ["rgb_to_gray", "rgb_to_gray_x4", "rgb_to_gray_x16"])
-@pytest.mark.parametrize("size", GRAY_SIZES, ids=[f"{h}x{w}" for h, w in GRAY_SIZES])
-def test_grayscale_kernel_matches_numpy(grayscale, name, size):
-    rng = np.random.default_rng(size[0] * 100 + size[1])
-    rgb = rng.integers(0, 256, (*size, 3), dtype=np.uint8)
-    rgb[0, 0] = 255                       # white: the largest sum, must stay 255
-    rgb[-1, -1] = 0
-    gray, guard_untouched = run_gray(grayscale, name, rgb)
-    want = gray_reference(rgb)
-    diff = np.abs(gray.astype(np.int16) - want.astype(np.int16))
-    assert guard_untouched, f"{name} wrote past the end of gray"
-    assert diff.max() <= 1, f"{name}: {int((diff > 1).sum())} pixels off by more than 1"
-    assert gray[0, 0] == 255 and gray[-1, -1] == 0
 
 
 def test_a_byte_never_written_is_named_before_runs_that_differ():

@@ -217,6 +217,20 @@ WRONG = {
                             "Hint: pixel i's bytes are 3*i, 3*i + 1 and 3*i + 2 in rgb and in "
                             "out alike: read rgb[3 * i], rgb[3 * i + 1], rgb[3 * i + 2] and "
                             "store out[3 * i], out[3 * i + 1], out[3 * i + 2]")),
+    # blind audit AH (was 'the kernel steps 4 bytes a pixel (out[4 * i], ...) ...', code the
+    # learner did not write): the buffers declared uchar3 *, a pixel read and stored at once
+    "buffers_of_uchar3": ([("__global const uchar *rgb, __global uchar *out",
+                            "__global const uchar3 *rgb, __global uchar3 *out"),
+                           ("float r = rgb[3 * i], g = rgb[3 * i + 1], b = rgb[3 * i + 2];",
+                            "uchar3 p = rgb[i];\n    float r = p.x, g = p.y, b = p.z;"),
+                           ("    out[3 * i]     = convert_uchar_sat(r2 + 0.5f);   // round, and clamp "
+                            "to 255\n    out[3 * i + 1] = convert_uchar_sat(g2 + 0.5f);\n"
+                            "    out[3 * i + 2] = convert_uchar_sat(b2 + 0.5f);",
+                            "    out[i] = convert_uchar3_sat((float3)(r2, g2, b2) + 0.5f);")],
+                          ("rgb and out are declared uchar3 *: in OpenCL a uchar3 takes 4 bytes",
+                           "so rgb[i] and out[i] step 4 bytes a pixel",
+                           "bytes 3, 7, 11, ... of out were never written",
+                           "Hint: declare rgb and out as uchar *")),
     # blind audit AB (was 'PASS: every pixel matches NumPy's sepia ...', the reads past rgb
     # hidden by the room after it): the pixel read before the bounds guard
     "read_before_the_guard": ([(GUARD + "\n\n    int i = y * width + x;\n    float r = rgb[3 * i], "
