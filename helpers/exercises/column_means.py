@@ -17,6 +17,7 @@ a wrong result matched with known mistakes.
 
 from __future__ import annotations
 
+import os
 from itertools import chain
 
 import numpy as np
@@ -188,6 +189,15 @@ def _overrun(failure, cols, kernels=None):
                    "but an index counts floats, not bytes (the compiler scales it itself): "
                    "m[r * cols + col]")
         loop = element is None or err.array == "m" and element >= 0 and (element - col) % cols == 0
+        if loop and col == 0 and element == err.length and kernels is not None and \
+                _column_0_one_past(kernels):
+            yield (f"only column 0's thread read past m's end: m[{element}] = m[rows * cols], "
+                   f"one past its {element} elements, at {os.path.basename(err.line or '?')}; "
+                   "the other columns' means are right (on the simulator, with junk after m): "
+                   "the loop down the column, a flat index from col in steps of cols, runs while "
+                   "i <= rows * cols, which column 0's index reaches and no other's does",
+                   "m's last element is m[rows * cols - 1]: loop while i < rows * cols (column "
+                   "col's last element is m[(rows - 1) * cols + col])")
         if loop and col < cols and kernels is not None and _rows_one_late(kernels):
             yield ("each thread read its column one row late, rows 1 to rows where 0 to rows - "
                    "1 belong: row 0 was never read, and row rows lies past m's end; element (r, "
@@ -201,10 +211,26 @@ def _overrun(failure, cols, kernels=None):
 def _rows_one_late(kernels) -> bool:
     """Whether, on the simulator, a tall matrix followed by one row of junk (JUNK) gives each
     column the mean of rows 1 to rows, the junk row in place of row 0."""
+    return _junk_row_gives(kernels, lambda m: (m[1:].sum(axis=0) + JUNK) / TALL[0])
+
+
+def _column_0_one_past(kernels) -> bool:
+    """Whether, on the simulator, a tall matrix followed by one row of junk (JUNK) gives column 0
+    the mean of its rows plus one junk element, and every other column its right mean."""
+    def one_past(m):
+        means = m.mean(axis=0)
+        means[0] += JUNK / TALL[0]
+        return means
+    return _junk_row_gives(kernels, one_past)
+
+
+def _junk_row_gives(kernels, model) -> bool:
+    """Whether the launch on the simulator of a tall matrix followed by one row of junk gives the
+    means ``model`` makes of the matrix (float64)."""
     launch = _launch((*TALL, 32), slack=TALL[1])
     seen = observe(kernels, launch, key="a row of junk", racecheck=False)
-    late = (launch.model[1:].astype(np.float64).sum(axis=0) + JUNK) / TALL[0]
-    return seen.error is None and np.allclose(seen.outs[0].got, late, rtol=1e-4, atol=1e-5)
+    want = model(launch.model.astype(np.float64))
+    return seen.error is None and np.allclose(seen.outs[0].got, want, rtol=1e-4, atol=1e-5)
 
 
 def _in_bytes(err, col, cols):

@@ -80,6 +80,13 @@ def _refine(failure):
                "every thread of the block reaches it")
     if failure.kind != "race":
         return
+    if failure.between == "blocks" and err.space == "global" and err.first.writes and \
+            err.second.writes:   # two plain stores, not an update: *result = v
+        yield (f"each block stored its sum with a plain store at {err.second.line} (*result = v), "
+               f"not added it: blocks {err.first.block[0]} and {err.second.block[0]} both stored "
+               f"{failure.place}, so each block's store overwrites the sums stored before it and "
+               "only the last block's sum stays", "add it: atomicAdd(result, v), one atomic a "
+               "block (*result is 0 before the launch), so that the blocks' sums add up")
     if failure.update and err.space == "global":
         yield ("several blocks add to *result at once: *result += v loses updates; use "
                "atomicAdd(result, v), once a block")

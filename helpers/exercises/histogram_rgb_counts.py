@@ -23,13 +23,20 @@ def reference(rgb: np.ndarray) -> np.ndarray:
 
 def wrong_counts(got, want, rgb, case):
     """The mistakes whose wrong bins are ``got``: known parts, extra or lost counts."""
-    total = want.sum()
-    if got.sum() % total == 0 and np.array_equal(got, got.sum() // total * want):
-        yield (f"every bin was added {got.sum() // total} times",
+    total, size = want.sum(), 3 * case["n"]
+    times = got.sum() // total if np.array_equal(got, got.sum() // total * want) else 0
+    if times == case["grid"] > 1:   # each block counted every byte, not its share
+        yield (f"every block counted all {size:,} bytes ({times} blocks, so every bin counts "
+               f"{times} times its bytes): the counting loop starts at j = threadIdx.x and steps "
+               "by blockDim.x, as the clearing loop does, so every block walks the same bytes",
+               "make it a grid-stride loop, which shares the bytes out among the blocks: for "
+               "(int j = blockIdx.x * blockDim.x + threadIdx.x; j < 3 * n; j += blockDim.x * "
+               "gridDim.x)")
+    if times:
+        yield (f"every bin was added {times} times",
                "each bin must be added to bins once a block: let thread t add bins t, "
                "t + blockDim.x, t + 2 * blockDim.x, ... (not every thread every bin)")
     yield from _bins_of_each_thread(got, rgb, case)
-    size = 3 * case["n"]
     for bins, problem, hint in _misplaced(rgb, case):
         if np.array_equal(got, np.bincount(bins, minlength=BINS)[:BINS]):
             yield problem, hint

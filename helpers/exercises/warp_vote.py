@@ -26,16 +26,18 @@ read in __ballot_sync, and the PASS becomes a NOT YET that names it (``_unset``)
 
 from __future__ import annotations
 
+from itertools import chain
+
 import numpy as np
 
 from helpers.exercises.common import Input, Output, poison_value
 from helpers.exercises.hidden import awkward, pick
 from helpers.exercises.kernel import KernelExercise, Launch
-from helpers.exercises.microscope import (accesses_of, body_words, observe, observed_launch,
-                                          observed_mistakes)
+from helpers.exercises.microscope import accesses_of, body_words, observe, observed_mistakes
 from helpers.exercises.verdict import not_yet
 from helpers.exercises.warp_vote_models import (JUNK, THRESHOLD, ballot_arguments_swapped,
-                                               below_the_threshold, block_counts, cut_to_int,
+                                               below_the_threshold, bitwise_and, block_counts,
+                                               cut_to_int, rounded_up,
                                                float_votes, index_mistakes,
                                                last_element_left_out, threshold_ignored,
                                                threshold_of, votes_of_warps,
@@ -72,9 +74,9 @@ def _launch(case, after=64):
 def _refine(failure):
     """A read past the end of x: a lane past n read x[i] before its guard said no; a store past
     the end of counts by lane 0 of a warp at counts[i], its element's index, not its warp's; a
-    ballot that lane 0 of the last warp called alone (``_rounded_up``)."""
+    ballot that lane 0 of the last warp called alone (``rounded_up``)."""
     err = failure.error
-    yield from _rounded_up(failure)
+    yield from rounded_up(failure)
     yield from ballot_arguments_swapped(failure)
     if failure.kind == "out of bounds" and err.is_write and err.thread and err.block and \
             failure.block and getattr(err, "offset", None) is not None:
@@ -88,25 +90,9 @@ def _refine(failure):
                "i < n first: above = i < n && x[i] > threshold")
 
 
-def _rounded_up(failure):
-    """The ballot called by lane 0 of the last warp alone (the simulator's mask error, its
-    ``waiting`` lanes): warp rounded up, (i + 31) / 32, gives lanes 1 to 31 of a warp the next
-    warp's number, and in the last warp the guard 32 * warp >= n sends them home."""
-    err, launch = failure.error, failure.launch
-    if failure.kind != "warp mask" or getattr(err, "rule", None) != "lanes never arrive" or \
-            not err.block or not err.thread or launch is None or not failure.block:
-        return
-    t = err.thread[0]
-    i, n = err.block[0] * failure.block[0] + t, int(launch.args[2])
-    if t % 32 or list(err.waiting or ()) != [t] or not i < n <= i + 32:
-        return
-    w = i // 32
-    yield (f"warp was rounded up: lanes 1 to 31 of warp {w} (i = {i + 1} to {i + 31}) took warp "
-           f"number {w + 1}, so 32 * warp = {32 * (w + 1)} >= n = {n} sent them home before the "
-           f"ballot, and lane 0 (i = {i}) called __ballot_sync(0xffffffff, ...) alone ((i + 31) "
-           f"/ 32 = {w + 1} for i = {i + 1}, where i / 32 = {w})", "number the warps rounding "
-           "down: warp = i / 32, so that the 32 lanes of a warp share its number, and the warp "
-           "with elements keeps all 32 for the ballot")
+def _words_first(kernels):
+    """``_refine``, after a read past x by a vote that joins its tests with & (``bitwise_and``)."""
+    return lambda failure: chain(bitwise_and(body_words(kernels), failure), _refine(failure))
 
 
 def _element_guard(kernels):
@@ -336,7 +322,7 @@ def _mistakes(case, run):
                "count was added to counts[warp], which nothing sets to 0 first",
                "store it: counts[warp] = __popc(votes)")
     yield from observed_mistakes(observe(kernels, _launch(CASES[-1]), key="room after x"),
-                                 _refine, wrong="the counts are wrong")
+                                 _words_first(kernels), wrong="the counts are wrong")
     for wrong, problem, hint in (
             *word_mistakes(votes),
             (votes[:, 0], "each count is 0 or 1, lane 0's own vote: __popc counted a word that "
@@ -383,7 +369,8 @@ EXERCISE = KernelExercise(
     stub="exercises/warp_vote.cu", kernel="warp_vote",
     signature="const float *x, unsigned int *counts, int n, float threshold",
     cases=CASES, draw=_draw, where=_where, launch=_launch, mistakes=_mistakes,
-    observed=observed_launch(lambda case: _launch(case, after=0), _refine), observed_as="",
+    observed=lambda kernels, case: observed_mistakes(observe(kernels, _launch(case, after=0)),
+                                                     _words_first(kernels)), observed_as="",
     simulated="checks the warp functions' masks",
     crash_hint="read x[i] only for i < n, and store counts[warp] only for a warp with elements",
     refine=_refine, unset=_unset, before=_element_guard,

@@ -5,6 +5,8 @@ hint."""
 
 from __future__ import annotations
 
+import os
+
 import numpy as np
 
 THRESHOLD = np.float32(0.5)
@@ -216,3 +218,54 @@ def ballot_arguments_swapped(failure):
            f"{str(vote).lower()} ({said}): __ballot_sync's first argument is the mask, its "
            "second the vote, and this call has them swapped, the vote first",
            "the mask first, the vote second: __ballot_sync(0xffffffff, above)")
+
+
+def rounded_up(failure):
+    """The ballot called by lane 0 of the last warp alone (the simulator's mask error, its
+    ``waiting`` lanes): warp rounded up, (i + 31) / 32, gives lanes 1 to 31 of a warp the next
+    warp's number, and in the last warp the guard 32 * warp >= n sends them home."""
+    err, launch = failure.error, failure.launch
+    if failure.kind != "warp mask" or getattr(err, "rule", None) != "lanes never arrive" or \
+            not err.block or not err.thread or launch is None or not failure.block:
+        return
+    t = err.thread[0]
+    i, n = err.block[0] * failure.block[0] + t, int(launch.args[2])
+    if t % 32 or list(err.waiting or ()) != [t] or not i < n <= i + 32:
+        return
+    w = i // 32
+    yield (f"warp was rounded up: lanes 1 to 31 of warp {w} (i = {i + 1} to {i + 31}) took warp "
+           f"number {w + 1}, so 32 * warp = {32 * (w + 1)} >= n = {n} sent them home before the "
+           f"ballot, and lane 0 (i = {i}) called __ballot_sync(0xffffffff, ...) alone ((i + 31) "
+           f"/ 32 = {w + 1} for i = {i + 1}, where i / 32 = {w})", "number the warps rounding "
+           "down: warp = i / 32, so that the 32 lanes of a warp share its number, and the warp "
+           "with elements keeps all 32 for the ballot")
+
+
+def bitwise_and(words, failure):
+    """(problem, hint) for a read past x's end (``failure``'s error, read by its fields) where a
+    statement of the kernel body's ``words`` (``microscope.body_words``) that reads x[...] joins
+    tests with a binary &, which evaluates both sides, where && stops at a false i < n."""
+    err = failure.error
+    if failure.kind != "out of bounds" or err.is_write is not False or \
+            getattr(err, "array", None) != "x" or not err.thread or not err.block:
+        return
+    ends = [-1, *(k for k, word in enumerate(words) if word in (";", "{", "}")), len(words)]
+    if not any(_reads_x(words[a + 1:b]) and _binary_and(words[a + 1:b])
+               for a, b in zip(ends, ends[1:])):
+        return
+    yield (f"thread {err.thread[0]} of block {err.block[0]}, a lane past n = {err.length}, read "
+           f"x[{err.element}] at {os.path.basename(err.line or '?')}: the vote joins its tests "
+           "with &, which evaluates both sides (it does not stop at a false i < n, as && does), "
+           "so a lane past n still reads x[i]", "join them with &&, which skips x[i] > "
+           "threshold where i < n is false: above = i < n && x[i] > threshold")
+
+
+def _reads_x(statement) -> bool:
+    return any(a == "x" and b == "[" for a, b in zip(statement, statement[1:]))
+
+
+def _binary_and(statement) -> bool:
+    """An & between two values (after a ")", a "]", a name or a number), not an address-of."""
+    return any(word == "&" and (before in (")", "]") or before.isidentifier() or
+                                before[:1].isdigit())
+               for before, word in zip(statement, statement[1:]))

@@ -135,6 +135,12 @@ WRONG = {
                                   "hint": "for (int r = 0; r < rows; r++)"}),
     "one_row_too_many": ([("r < rows;", "r <= rows;")],
                          {"problem": "past the end of its 3700", "hint": "r < rows"}),
+    # blind audit AH (was '... a read of m[3700] ... Hint: ... loop while r < rows', a loop it has
+    # not): a flat index down the column, i <= rows * cols, column 0 reaching m[rows * cols]
+    "flat_index_one_too_far": ([("for (int r = 0; r < rows; r++)", "for (int i = col; i <= rows * cols; i += cols)"),
+                                (READ, "m[i];")],
+                               {"problem": "only column 0's thread read past m's end",
+                                "hint": "i < rows * cols"}),
     # blind audit Z15: rows counted from 1 (was 'the kernel failed ... a read of m[3700] ...
     # Hint: the rows are 0 to rows - 1: loop while r < rows'); Z16: the block's column (was
     # 'means[1] = -0.0600658, NumPy's is 0.0472279 ... Hint: printf, from thread 0, ...')

@@ -7,8 +7,7 @@ import re
 
 import pytest
 
-from kernel_sources import (simulator_only, assert_mistake_named, compile_variant_pairs, solution, stable_file,
-                            variant)
+from kernel_sources import simulator_only, assert_mistake_named, compile_variant_pairs, solution, stable_file, variant
 
 from helpers.exercises import dot_product as checker
 
@@ -113,6 +112,9 @@ WRONG = [
       "writes warp_sums[1]", "Hint: a barrier for the whole block: __syncthreads() in the __syncwarp()'s place"]),
     ("racy_add_to_result", variant(KERNEL, ("atomicAdd(result, v);", "*result += v;")),
      ["data race on result", "atomicAdd(result, v)"]),
+    # blind audit AH (was '... data race on result[0] ... Hint: two threads store into the same element ...'): *result = v
+    ("plain_store_to_result", variant(KERNEL, ("atomicAdd(result, v);", "*result = v;")),
+     ["stored its sum with a plain store", "only the last block's sum stays", "Hint: add it: atomicAdd(result, v)"]),
     # issue 28: each wrong shape of the algorithm named as itself, not the whole plan as hint
     ("warp_sums_declared_too_small",
      variant(KERNEL, ("__shared__ float warp_sums[32];", "__shared__ float warp_sums[8];")),
@@ -348,7 +350,7 @@ SIMULATOR_ONLY = {**dict.fromkeys(("warp_sums_declared_too_small", "warp_sums_at
                                                         "depends on which store came last",
                   "lane_by_bit_5": "a whole warp stores into one element of warp_sums: a GPU's "
                                    "sum depends on which lane's store stayed",
-                  "block_0_zeroes_the_result": "blocks racing: a GPU's sum depends on their order",
+                  **dict.fromkeys(("block_0_zeroes_the_result", "plain_store_to_result"), "blocks racing: a GPU's sum depends on their order"),
                   **dict.fromkeys(("shuffle_inside_a_divergent_branch", "lane_and_warp_swapped",
                                    "warp_sum_inside_lane_0s_if", "barrier_inside_lane_0s_if"),
                                   "a shuffle with lanes missing is undefined on a GPU")}

@@ -94,6 +94,9 @@ WRONG = [
      variant(KERNEL, (ADD, "    for (int b = 0; b < CHANNELS * LEVELS; b++)\n"
                            "        if (local[b] > 0)\n")),
      ["every bin was added 256 times", "once a block"]),
+    # blind audit AH (was 'every bin was added 8 times ... Hint: ... let thread t add bins t, ...'): a block-stride counting loop
+    ("every_block_counts_every_byte", variant(KERNEL, (BYTE_LOOP, "    for (int j = threadIdx.x; j < CHANNELS * n; j += blockDim.x)\n" + COUNT)),
+     ["every block counted all 100,005 bytes", "starts at j = threadIdx.x and steps by blockDim.x", "Hint: make it a grid-stride loop"]),
     # blind audit THA-histogram_rgb-1: the adding loop stepping by gridDim.x (was '757 bins count
     # more than they should: they did not all start at 0 ... Hint: shared memory is not cleared
     # for you ...', the clearing right); the counting loop's stride gridDim.x is
@@ -316,8 +319,7 @@ RIGHT = {
 # often 0 (on the H200 the mistake was caught in one run of the suite and passed in the next).
 # The simulator fills new shared memory with a pattern, so the mistake shows every time.
 SIMULATOR_ONLY = {
-    "barrier_inside_the_clearing_loop": "a barrier that only some threads of a block reach: a GPU may hang or pass",
-    "barrier_inside_the_adding_loop": "a barrier that only some threads of a block reach: a GPU may hang or pass",
+    **dict.fromkeys(("barrier_inside_the_clearing_loop", "barrier_inside_the_adding_loop"), "a barrier that only some threads of a block reach: a GPU may hang or pass"),
     "clears_past_the_bins": "an illegal address on a GPU breaks the context for the tests after it",
     "local_without_shared": "each thread's own 768 bins, never cleared: on the H100 (2026-12-05) an unspecified launch failure, which breaks the context for the tests after it",
     "byte_read_at_3j": "reads up to 9n bytes of a 3n-byte image: an illegal address or garbage on a GPU",
@@ -369,10 +371,8 @@ def test_known_mistake_fails_with_its_hint(name, source, expected, kernels, caps
 
 
 def test_a_changed_parameter_type_is_named(capsys):
-    path = stable_file("histogram_rgb_int_bins.cu",
-                       variant(KERNEL, ("unsigned int *bins", "int *bins"),
-                               ("atomicAdd(&bins[b], local[b])",
-                                "atomicAdd(&bins[b], (int)local[b])")))
+    path = stable_file("histogram_rgb_int_bins.cu", variant(KERNEL, ("unsigned int *bins", "int *bins"),
+                       ("atomicAdd(&bins[b], local[b])", "atomicAdd(&bins[b], (int)local[b])")))
     verdict = checker.check_histogram_rgb(path)
     assert not verdict, capsys.readouterr().out
     assert "parameter 2 of histogram_rgb, bins, is declared 'int*'" in verdict.problem

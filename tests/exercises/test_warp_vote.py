@@ -164,6 +164,11 @@ WRONG = {
     # simulator gives x no room after it)
     "guard_after_the_read": ([(ABOVE, "bool above = x[i] > threshold && i < n;")],
                              {"problem": "a read of x[203]", "hint": "test i < n first"}),
+    # blind audit AH (was '... a read of x[203] ... Hint: ... so test i < n first', which it did):
+    # the tests joined with bitwise &, which evaluates both sides
+    "tests_joined_with_bitwise_and": ([(ABOVE, "bool above = (i < n) & (x[i] > threshold);")],
+                                      {"problem": "joins its tests with &, which evaluates both sides",
+                                       "hint": "join them with &&"}),
     "votes_in_a_register_only": ([(STORE, "votes = __popc(votes);")],
                                  {"problem": "never written", "hint": "stores counts[warp]"}),
     "ffs_for_popc": ([(STORE, "counts[warp] = __ffs(votes);")],
