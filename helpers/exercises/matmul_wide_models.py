@@ -144,7 +144,7 @@ def indexed(a, b):
            "the column of Bs is the thread's tx, as col's is: sum += As[ty][k] * Bs[k][tx]")
 
 
-def _error_line(kernels, err):
+def error_line(kernels, err):
     """The text (comments cut) of the line the simulator's error (read by its fields) names, in the
     learner's source (the simulated twin's, numbered as the compiler numbers it): (number, text),
     or None."""
@@ -165,7 +165,7 @@ def bs_at_global_column(kernels, err):
     """Bs indexed at C's global column, Bs[..][col], where the thread's place in the tile, tx,
     belongs: the simulator's bounds check (``err``, read by its fields) shows a thread of a block
     past column block 0 index a row of 32 (the error names no array) at blockIdx.x * 32 + tx, on
-    a line of the learner's source (``_error_line``) that indexes Bs with col.
+    a line of the learner's source (``error_line``) that indexes Bs with col.
     The (problem, hint), or None."""
     import re
 
@@ -173,7 +173,7 @@ def bs_at_global_column(kernels, err):
             not err.block or not err.thread or \
             err.block[0] < 1 or err.element != err.block[0] * 32 + err.thread[0]:
         return None
-    number, text = _error_line(kernels, err) or (None, "")
+    number, text = error_line(kernels, err) or (None, "")
     found = re.search(r"Bs\s*\[\s*(\w+)\s*\]\s*\[\s*col\s*\](\s*=(?!=))?", text)
     if found is None or re.search(r"As\s*\[[^]]*\]\s*\[\s*col\s*\]", text):
         return None
@@ -191,14 +191,14 @@ def bs_at_global_column(kernels, err):
 def bs_rows_past_tile_k(kernels, err):
     """The loop over Bs's rows run one row too far (r <= TILE_K): the simulator's bounds check
     (``err``) shows a thread of the block's first row, ty = 0 (rows 0, 8, 16, 24, then 32),
-    index a 32 x 32 array at 32 on a line that stores into Bs[r][..] (``_error_line``), r not
+    index a 32 x 32 array at 32 on a line that stores into Bs[r][..] (``error_line``), r not
     tx nor col. The (problem, hint), or None."""
     import re
 
     if getattr(err, "kind", None) != "array bounds" or err.array not in (None, "Bs") or \
             err.declared != "float [32][32]" or err.element != 32 or not err.thread or err.thread[1] != 0:
         return None
-    number, text = _error_line(kernels, err) or (None, "")
+    number, text = error_line(kernels, err) or (None, "")
     found = re.search(r"Bs\s*\[\s*(\w+)\s*\]\s*\[[^]]*\]\s*=(?!=)", text)
     if found is None or found.group(1) in ("tx", "col"):
         return None
