@@ -26,7 +26,7 @@ from helpers.exercises.common import Output
 from helpers.exercises.coverage import Grid, Words, coverage
 from helpers.exercises.hidden import awkward
 from helpers.exercises.kernel import KernelExercise, Launch
-from helpers.exercises.matmul_wide_models import (A_GUARD_N, blocks_swapped, bs_at_global_column, ROWS_APART, crossed, indexed, part,
+from helpers.exercises.matmul_wide_models import (A_GUARD_N, blocks_swapped, bs_at_global_column, bs_rows_past_tile_k, ROWS_APART, crossed, indexed, part,
                                                   neighbouring_rows, phases_from_a_side, rows_apart, wide_step, rows_from_zero, rows_k_apart_store, sum_declared_int, summed,
                                                   stale_last_phase, tile_k_apart)
 from helpers.exercises.microscope import accesses_of, body_words, observe, observed_mistakes
@@ -107,12 +107,14 @@ def _tile_declared_narrow(kernels):
 
 
 def _before(kernels):
-    """Before the cases: a tile declared narrow (``_tile_declared_narrow``), or Bs indexed at C's
-    global column (``bs_at_global_column``), from the simulator's bounds check."""
+    """Before the cases: a tile declared narrow (``_tile_declared_narrow``), Bs indexed at C's
+    global column (``bs_at_global_column``) or its rows' loop run to 32 (``bs_rows_past_tile_k``),
+    from the simulator's bounds check."""
     narrow = _tile_declared_narrow(kernels)
     if narrow is not None:
         return narrow
-    found = bs_at_global_column(kernels, observe(kernels, _launch(CASES[-1])).error)
+    err = observe(kernels, _launch(CASES[-1])).error
+    found = bs_at_global_column(kernels, err) or bs_rows_past_tile_k(kernels, err)
     return None if found is None else not_yet(*found)
 
 

@@ -144,27 +144,38 @@ def indexed(a, b):
            "the column of Bs is the thread's tx, as col's is: sum += As[ty][k] * Bs[k][tx]")
 
 
-def bs_at_global_column(kernels, err):
-    """Bs indexed at C's global column, Bs[..][col], where the thread's place in the tile, tx,
-    belongs: the simulator's bounds check (``err``, read by its fields) shows a thread of a block
-    past column block 0 index a row of 32 (the error names no array) at blockIdx.x * 32 + tx, on
-    a line of the learner's source (the simulated twin's, numbered as the compiler numbers it) that indexes Bs with col.
-    The (problem, hint), or None."""
+def error_line(kernels, err):
+    """The text (comments cut) of the line the simulator's error (read by its fields) names, in the
+    learner's source (the simulated twin's, numbered as the compiler numbers it): (number, text),
+    or None."""
     import os
-    import re
 
     from helpers.sim.compile.source import numbered_lines
 
     source = getattr(getattr(kernels, "simulated", None), "source", None)
-    if getattr(err, "kind", None) != "array bounds" or err.array not in (None, "Bs") or err.length != 32 or \
-            not err.block or not err.thread or not source or not err.line or \
-            err.block[0] < 1 or err.element != err.block[0] * 32 + err.thread[0]:
+    if not source or not getattr(err, "line", None):
         return None
     file, number = err.line.rsplit(":", 1)
     text = [t.split("//")[0] for name, n, t in numbered_lines(source)
             if os.path.basename(name) == os.path.basename(file) and str(n) == number]
-    found = re.search(r"Bs\s*\[\s*(\w+)\s*\]\s*\[\s*col\s*\](\s*=(?!=))?", text[0]) if text else None
-    if found is None or re.search(r"As\s*\[[^]]*\]\s*\[\s*col\s*\]", text[0]):
+    return (number, text[0]) if text else None
+
+
+def bs_at_global_column(kernels, err):
+    """Bs indexed at C's global column, Bs[..][col], where the thread's place in the tile, tx,
+    belongs: the simulator's bounds check (``err``, read by its fields) shows a thread of a block
+    past column block 0 index a row of 32 (the error names no array) at blockIdx.x * 32 + tx, on
+    a line of the learner's source (``error_line``) that indexes Bs with col.
+    The (problem, hint), or None."""
+    import re
+
+    if getattr(err, "kind", None) != "array bounds" or err.array not in (None, "Bs") or err.length != 32 or \
+            not err.block or not err.thread or \
+            err.block[0] < 1 or err.element != err.block[0] * 32 + err.thread[0]:
+        return None
+    number, text = error_line(kernels, err) or (None, "")
+    found = re.search(r"Bs\s*\[\s*(\w+)\s*\]\s*\[\s*col\s*\](\s*=(?!=))?", text)
+    if found is None or re.search(r"As\s*\[[^]]*\]\s*\[\s*col\s*\]", text):
         return None
     row, stored = found.group(1), found.group(2) is not None
     where = (f"Bs[{row}][col] {'stores into' if stored else 'reads'} Bs at C's global column "
@@ -175,6 +186,28 @@ def bs_at_global_column(kernels, err):
             (f"Bs[{row}][tx] = (b_row < K && col < N) ? B[b_row * N + col] : 0.0f" if stored
              else f"sum += As[ty][{row}] * Bs[{row}][tx]"))
     return where, hint
+
+
+def bs_rows_past_tile_k(kernels, err):
+    """The loop over Bs's rows run one row too far (r <= TILE_K): the simulator's bounds check
+    (``err``) shows a thread of the block's first row, ty = 0 (rows 0, 8, 16, 24, then 32),
+    index a 32 x 32 array at 32 on a line that stores into Bs[r][..] (``error_line``), r not
+    tx nor col. The (problem, hint), or None."""
+    import re
+
+    if getattr(err, "kind", None) != "array bounds" or err.array not in (None, "Bs") or \
+            err.declared != "float [32][32]" or err.element != 32 or not err.thread or err.thread[1] != 0:
+        return None
+    number, text = error_line(kernels, err) or (None, "")
+    found = re.search(r"Bs\s*\[\s*(\w+)\s*\]\s*\[[^]]*\]\s*=(?!=)", text)
+    if found is None or found.group(1) in ("tx", "col"):
+        return None
+    r = found.group(1)
+    return (f"the loop over Bs's rows ran one row too far: thread {tuple(err.thread)} of block "
+            f"{tuple(err.block or (0, 0, 0))}, ty = 0, whose rows are {r} = 0, 8, 16, 24, went on "
+            f"to {r} = 32 and stored Bs[32][tx] at line {number}, one row past Bs's TILE_K = 32 "
+            f"rows (0 to 31): the loop's test lets {r} = TILE_K through (as {r} <= TILE_K does)",
+            f"Bs's rows run below TILE_K: for (int {r} = ty; {r} < TILE_K; {r} += TILE_M)")
 
 
 def rows_k_apart_store(got, unwritten, want, k):

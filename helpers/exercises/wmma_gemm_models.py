@@ -25,6 +25,10 @@ LOOKALIKES = [
      "of A holds K elements", LD),
     (lambda m, k, n: dict(lda=n), "A's fragments were loaded with leading dimension N, but a row of "
      "A holds K elements", LD),
+    (lambda m, k, n: dict(lda=m), "A's fragments were loaded with leading dimension M, A's number "
+     "of rows (lda = rows, a column-major habit), so their rows were read M elements apart, but A "
+     "is stored row after row and a row of A holds K elements", "the leading dimension of "
+     "row-major A is the length of its rows, K: load_matrix_sync(a, A + tile_row * 16 * K + k, K)"),
     (lambda m, k, n: dict(ldb=16), "B's fragments were loaded with leading dimension 16, but a "
      "column of B holds K elements", LD),
     (lambda m, k, n: dict(ldb=n), "B's fragments were loaded with leading dimension N, but B is "

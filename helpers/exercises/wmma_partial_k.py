@@ -30,7 +30,8 @@ from helpers.exercises.wmma_partial_k_models import (B_TRANSPOSED, STAGINGS, STO
                                                      b_fragment_col_major, c_ld, c_stored_col_major,
                                                      guard_against_n,
                                                      fragment_from_other_tile, b_column_from_r,
-                                                     rows_past_the_tile, staged, warp_without_tile,
+                                                     rows_past_the_tile, staged, tile_loaded_apart,
+                                                     warp_without_tile,
                                                      written_by)
 from helpers.exercises.wmma_partial_k_models import clamped as _clamped
 from helpers.exercises.wmma_partial_k_models import is_close as _is
@@ -307,6 +308,15 @@ def _zeroed_by_multiplying(run, case):
            "__float2half(0.0f)")
 
 
+def _simulated(kernels):
+    """What the last case's launch on the simulator shows: a staged tile loaded with the matrix's
+    leading dimension (``tile_loaded_apart``), else the failure or race as such."""
+    seen = observe(kernels, _launch(CASES[-1]))
+    if (apart := tile_loaded_apart(kernels, seen)) is not None:
+        yield apart
+    yield from observed_mistakes(seen, _refine, wrong="C is wrong")
+
+
 def _mistakes(case, run):
     m, k, n = case
     a, b = run.model
@@ -354,7 +364,7 @@ def _mistakes(case, run):
                 yield declared
             yield problem(m, k, n) if callable(problem) else problem, hint
     # an index past the shared tiles: a GPU reads what lies beyond them, the simulator stops there
-    yield from observed_mistakes(observe(run.kernel, _launch(CASES[-1])), _refine, wrong="C is wrong")
+    yield from _simulated(run.kernel)
     if _is(got, 0 * got):
         yield "C is all zeros: the tiles in shared memory hold only 0", STAGE
     yield from _unstaged(run.kernel)

@@ -355,3 +355,33 @@ def rows_past_the_tile(lane, row):
     return (f"lane {lane} staged {i}, a row past the tile's 16 (rows 0 to 15 hold i = 0 to 255): "
             "the staging loop ran i on past the tile's last element, 255 (i <= 256 is one too "
             "many)", "a tile has 256 elements, i = 0 to 255: for (int i = lane; i < 256; i += 32)")
+
+
+def tile_loaded_apart(kernels, seen):
+    """(problem, hint) of a read past the staged tiles in shared memory (``seen``: the simulator's
+    launch) on a line of the learner's source (``error_line``, shared with matmul_wide) that loads
+    a fragment from As or Bs with a leading dimension other than the staged tile's 16, M, K or N
+    (the matrix's, as in wmma_gemm), or a number: its rows lie that far apart, so the warps read
+    into the next warps' tiles and the last past the array; None otherwise."""
+    import re
+
+    from helpers.exercises.matmul_wide_models import error_line
+
+    err, launch = seen.error, seen.launch
+    if getattr(err, "kind", None) != "out of bounds" or getattr(err, "space", None) != "shared" or \
+            err.is_write or not launch:
+        return None
+    number, text = error_line(kernels, err) or (None, "")
+    found = re.search(r"load_matrix_sync\s*\(\s*(\w+)\s*,\s*(&?\s*(As|Bs)\b[^,]*),\s*(\w+)\s*\)", text)
+    sizes = dict(zip("MKN", (int(x) for x in launch.args[3:6])))
+    ld = found and (sizes.get(found.group(4)) or (int(found.group(4)) if found.group(4).isdigit() else 0))
+    if not found or not ld or ld == 16:
+        return None
+    frag, pointer, tile, said = found.group(1), found.group(2).strip(), found.group(3), found.group(4)
+    said = f"{said} = {ld}" if said in sizes else said
+    return (f"line {number} loads {frag} from {pointer}, a 16 x 16 tile staged in shared memory, "
+            f"with leading dimension {said}: its rows were read {ld} halves apart, so the warps "
+            f"read into the next warps' tiles and past {tile} (on the simulator thread "
+            f"{err.thread[0]} of block {err.block[0]} read past {tile}'s end); {said} is a row "
+            "of the matrix in global memory, not of the staged tile",
+            f"the staged tile's rows are 16 halves apart: load_matrix_sync({frag}, {pointer}, 16)")

@@ -132,10 +132,31 @@ def _mistakes(case, run):
     if not np.isfinite(got).all():
         yield ("C holds NaN or infinity: an input or the accumulator held something else than A, B and 0",
                "set the accumulator with fill_fragment(c, 0.0f), and load A and B with a leading dimension of 16")
+    yield from _stored_by_hand(run.kernel, got, a @ b)
     r, c = np.unravel_index(np.argmax(np.abs(got - a @ b)), got.shape)
     yield (f"C is not A B (C[{r}][{c}] = {got[r, c]:.4g}, expected {(a @ b)[r, c]:.4g})",
            "the leading dimension is 16 for A, B and C (the elements from one row, or column, to "
            "the next), and the accumulator starts at 0 (fill_fragment)")
+
+
+def _stored_by_hand(kernels, got, product):
+    """C holds A B's 256 values, each once, in other places (the same values sorted), and the
+    kernel's text never calls store_matrix_sync but reads a fragment's elements, frag.x[...]: it
+    wrote the accumulator's elements itself, though which of the tile's elements a lane's
+    fragment holds, and in what order, is unspecified (the simulated twin's text)."""
+    words = body_words(kernels)
+    read = [words[i - 1] for i in range(1, len(words) - 2) if words[i:i + 3] == [".", "x", "["]]
+    if not read or "store_matrix_sync" in words or \
+            not np.allclose(np.sort(got.ravel()), np.sort(product.ravel()), 1e-4, 1e-3):
+        return
+    r, c = np.unravel_index(np.argmax(np.abs(got - product)), got.shape)
+    frag = read[0]
+    yield (f"C holds A B's 256 values, but in other places (C[{r}][{c}] = {got[r, c]:.4g}, "
+           f"expected {product[r, c]:.4g}): the kernel never calls store_matrix_sync and writes "
+           f"the accumulator's elements {frag}.x[e] itself, but which elements of the tile a "
+           "lane's fragment holds, and in what order, is unspecified",
+           "let store_matrix_sync put each lane's elements where they go: "
+           f"wmma::store_matrix_sync(C, {frag}, 16, wmma::mem_row_major)")
 
 
 def _stored_before_mma(kernels):

@@ -244,6 +244,14 @@ WRONG = {
                                                 "was there): your loop steps r by blockDim.x = 32, "
                                                 "the block's width,",
                                      "hint": "step by the block's height, TILE_M = blockDim.y = 8"}),
+    # blind audit AH (was 'the kernel crashed: ... indexed an array past the size it was declared
+    # with (index 32) at matmul_wide.cu:23 ... Hint: As is TILE_M x TILE_K ...'): the loop over
+    # Bs's rows runs while r <= TILE_K, one row past Bs's 32
+    "bs_rows_loop_to_tile_k": ([("r < TILE_K; r += TILE_M)", "r <= TILE_K; r += TILE_M)")],
+                               {"problem": "the loop over Bs's rows ran one row too far: thread "
+                                           "(0, 0, 0) of block (0, 0, 0), ty = 0, whose rows are r "
+                                           "= 0, 8, 16, 24, went on to r = 32 and stored Bs[32][tx]",
+                                "hint": "for (int r = ty; r < TILE_K; r += TILE_M)"}),
     "bs_rows_from_zero": ([("for (int r = ty; r < TILE_K", "for (int r = 0; r < TILE_K")],
                           {"problem": "every row of threads stored the same rows of Bs, 0, 8, 16 "
                                       "and 24: the race check found Bs[0] stored by the threads of "
@@ -288,6 +296,8 @@ SIMULATOR_ONLY = dict.fromkeys(("a_rows_n_apart", "a_guard_n", "a_column_unguard
                                "the context unusable")
 SIMULATOR_ONLY["bs_read_at_col"] = ("an index past a shared array's end: on a GPU other "
                                     "shared memory or an illegal address")
+SIMULATOR_ONLY["bs_rows_loop_to_tile_k"] = ("a store past a shared array's end: on a GPU other "
+                                           "shared memory or an illegal address")
 SIMULATOR_ONLY["bs_rows_from_tx"] = ("the products read rows of Bs that no thread loaded: on a GPU "
                                      "whatever shared memory held")
 # Right, but not the solution's way: each must pass

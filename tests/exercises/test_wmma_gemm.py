@@ -124,6 +124,12 @@ WRONG = [
      ["A's fragments were loaded with leading dimension 16"]),
     ("a_leading_dimension_n", variant(KERNEL, (LOAD_A, LOAD_A.replace(", K);", ", N);"))),
      ["A's fragments were loaded with leading dimension N"]),
+    # blind audit AH (was 'C is not A B (C[24][20] = 6.627, expected -7.393) ... Hint: check each
+    # part in turn ...'): A's leading dimension given as M, the BLAS habit lda = A's rows
+    ("a_leading_dimension_m", variant(KERNEL, (LOAD_A, LOAD_A.replace(", K);", ", M);"))),
+     ["A's fragments were loaded with leading dimension M, A's number of rows", "a row of A "
+      "holds K elements", "Hint: the leading dimension of row-major A is the length of its rows, "
+      "K: load_matrix_sync(a, A + tile_row * 16 * K + k, K)"]),
     ("b_leading_dimension_n", variant(KERNEL, (LOAD_B, LOAD_B.replace(", K);", ", N);"))),
      ["B's fragments were loaded with leading dimension N", "a column holds K elements"]),
     # blind audit O14 (was 'C is not A B (C[25][6] = 8.58, expected -5.779)' and the checklist)

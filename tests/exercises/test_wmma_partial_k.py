@@ -84,6 +84,9 @@ WRONG = [
     ("shared_tile_loaded_with_ld_n", variant(KERNEL, ("load_matrix_sync(b, &Bs[w][0][0], 16)",
                                                       "load_matrix_sync(b, &Bs[w][0][0], N)")),
      ["another warp's tiles", "a leading dimension of 16"]),
+    # blind audit AH (was '... a read of As[1032] ... (a guard like if (i < n) ...)'): As's tile loaded with ld K
+    ("shared_tile_loaded_with_ld_k", variant(KERNEL, ("(a, &As[w][0][0], 16)", "(a, &As[w][0][0], K)")),
+     ["with leading dimension K = 40: its rows were read 40 halves apart", "load_matrix_sync(a, &As[w][0][0], 16)"]),
     ("no_store", variant(KERNEL, ("    wmma::store_matrix_sync(C + tile_row * 16 * N + tile_col * 16, c, N, wmma::mem_row_major);\n", "")),
      ["C was never written"]),
     # load_matrix_sync waits for the lanes but orders no memory (CUDA promises that of
@@ -326,7 +329,7 @@ WRONG = [
 
 # The simulator only: on a GPU this read past the shared tiles was an illegal address (the H200,
 # 2026-12-04), which leaves the CUDA context unusable for every test after it in the process.
-SIMULATOR_ONLY = {"shared_tile_loaded_with_ld_n",
+SIMULATOR_ONLY = {"shared_tile_loaded_with_ld_n", "shared_tile_loaded_with_ld_k",  # ld K: a read past As
                   # two lanes stage one element (As[w][0][17] is As[w][1][1]): a race on a GPU
                   "staging_split_by_32",
                   # the warps race to stage one tile: a GPU's C depends on which wrote last

@@ -128,6 +128,15 @@ WRONG = [
     ("loaded_at_a_plus_lane", variant(KERNEL, ("load_matrix_sync(fa, A, 16)", "load_matrix_sync(fa, A + threadIdx.x, 16)")),
      ["load_matrix_sync at ", "was given a pointer that differs between lanes (lane 0: A, lane 1: A + 1)",
       "load_matrix_sync is a warp-wide call", "load_matrix_sync(fa, A, 16)"]),
+    # blind audit AH (was 'C is not A B (C[3][15] = -6.658, expected 13.19) ... Hint: the leading
+    # dimension is 16 ...'): store_matrix_sync replaced by a store of fc.x[e] by hand, lane l's
+    # elements at C[8 l + e], as if a fragment's element-to-lane mapping were row order
+    ("stored_by_hand_from_fragment_x", variant(KERNEL, (
+        "    wmma::store_matrix_sync(C, fc, 16, wmma::mem_row_major);\n",
+        "    for (int e = 0; e < fc.num_elements; e++)\n"
+        "        C[threadIdx.x * fc.num_elements + e] = fc.x[e];\n")),
+     ["C holds A B's 256 values, but in other places", "writes the accumulator's elements fc.x[e] "
+      "itself", "store_matrix_sync(C, fc, 16, wmma::mem_row_major)"]),
 ]
 
 
