@@ -4,8 +4,8 @@
 pixel (u, v) of depth d is ``Z = d * depth_scale, X = (u - cx) Z / fx, Y = (v - cy) Z / fy``, kept
 when ``d > 0`` and ``z_min <= Z <= z_max``, else NaN in all three planes (so the poison is
 another value). The cameras have fx != fy and cx != cy, the depths 0 and both ends of the range.
-The last case runs on the simulator, race-checked, whatever the backend: a kernel in which every
-thread does the whole image writes the right points, each of them many times."""
+The last case runs on the simulator, race-checked: a kernel in which every thread does the image
+writes the right points, many times each; a right one again there at another depth_scale."""
 
 from __future__ import annotations
 
@@ -21,6 +21,7 @@ from helpers.exercises.backproject_range_models import (
     interleaved_points, n_too_large, planes_apart, points_unwritten, range_anded, some_planes_nan,
     wrong_models)
 from helpers.exercises.backproject_range_rows import block_sides_swapped, v_steps_by_the_width
+from helpers.exercises.backproject_range_scale import scale_ignored
 from helpers.exercises.common import Input, Output, close
 from helpers.exercises.coverage import Grid, Words, never_written, past_the_end, reached
 from helpers.exercises.hidden import awkward, pick
@@ -133,8 +134,8 @@ def _observed(kernels, case):
 
 
 def _mistakes(case, run):
-    depth, got, intrinsics = run.model, run.out.got, [case[k] for k in INTRINSICS]
-    low = z_min(case)
+    depth, got, low = run.model, run.out.got, z_min(case)
+    intrinsics = [case[k] for k in INTRINSICS]
     want, kept = reference(depth, *intrinsics, low=low)
     n = got[0].size   # Z's stores past the end are pixels i >= n, as one plane's would be
     yield from n_too_large(run.out.past, run.out.unwritten, 3 * n + _guard(case),
@@ -169,6 +170,7 @@ def _mistakes(case, run):
                     f"pixel u = {fu}, v = {fv}: got {got[plane, fv, fu]:.6g}, expected "
                     f"{want[plane, fv, fu]:.6g})", FORMULA_HINT, "xyz",
                     np.ravel_multi_index((plane, fv, fu), got.shape))
+    yield from scale_ignored(run.kernel, _launch(case), got)
     yield from _read_before_the_guard(case, run.kernel)
 
 
@@ -248,8 +250,7 @@ def _whole_metres(kernels, case, got, depth, low):
     launch, scale = _launch(case), np.float32(0.01)
     again = dataclasses.replace(launch, args=(*launch.args[:-3], scale, np.float32(0), WIDE))
     seen = observe(kernels, again, key="depth_scale 0.01", racecheck=False)
-    z = None if seen.error else seen.outs[0].got[2]
-    measured = depth > 0
+    z, measured = None if seen.error else seen.outs[0].got[2], depth > 0
     cut = np.trunc(depth.astype(np.float32) * scale)
     v, u = np.argwhere(model[1] & (depth % 1000 > 0))[0]
     d, metres = int(depth[v, u]), float(np.float32(depth[v, u]) * DEPTH_SCALE)
@@ -298,8 +299,7 @@ def _every_depth_dropped(kernels, case, nan):
     seen = observe(kernels, wide, key="range 0 to FLT_MAX", racecheck=False)
     if seen.error is not None:
         return
-    got, depth = seen.outs[0].got, launch.model
-    measured = depth > 0
+    got, depth, measured = seen.outs[0].got, launch.model, launch.model > 0
     if measured.any() and np.allclose(got[2][measured], depth[measured] / DEPTH_SCALE, 1e-5):
         v, u = np.argwhere(measured)[0]
         z = got[2, v, u]

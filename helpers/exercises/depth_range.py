@@ -4,9 +4,9 @@ atomicMin and atomicMax (``cuda_src/exercises/depth_range.cu``).
 ``depth_range(depth, n, range)`` leaves in range[0] the smallest non-zero depth and in range[1]
 the largest; range starts at {UINT_MAX, 0}. The images have holes (0), their nearest and farthest
 depths lie outside block 0 (the nearest at the last pixel, which a guard off by one leaves out;
-in the third image a farther one still at pixel 0, which an index one too large leaves out),
-and past their end lies ``JUNK`` (a depth farther than any), so that a
-kernel that counts holes, reads past n or covers only block 0 gives a range that shows it. A
+in the third image a farther one still at pixel 0, which an index one too large leaves out,
+past a signed short's 32767), and past their end lies ``JUNK`` (a depth farther than any), so
+that a kernel that counts holes, reads past n or covers only block 0 gives a range that shows it. A
 plain compare-and-store gives the right range by luck, often: the last case runs on the
 simulator with its race check (``helpers.exercises.microscope``), whatever the backend; a range
 too narrow without a race there is a pixel not looked at (an index), not a depth lost.
@@ -20,7 +20,7 @@ from helpers.exercises.common import Input, Output
 from helpers.exercises.depth_range_models import (block_0_only, cut_to_a_byte, end_plus_1,
                                                   first_threads_only, guard_lets_n_through,
                                                   holes_only, one_atomic_a_depth, pointer_tested,
-                                                  rescaled)
+                                                  rescaled, signed_short)
 from helpers.exercises.hidden import awkward, pick
 from helpers.exercises.kernel import KernelExercise, Launch
 from helpers.exercises.microscope import accesses_of, observe, observed_mistakes
@@ -30,6 +30,9 @@ POISONS = (0xDEADBEEF, 0)
 """range's guard holds each in turn (a launch each): an atomicMin past range[1] lowers the
 first, an atomicMax raises the second, so that either shows."""
 JUNK = 65000
+FAR = 40000
+"""The third image's farthest depth, past a signed short's 32767 (33 m and more in millimetres,
+3.3 m in the 0.1 mm units some cameras give): a d declared short turns it negative."""
 AHEAD = 2
 """Spare elements of range's buffer before it (poisoned as its guard is): a write at range[-1]
 lands there, seen, on a GPU too."""
@@ -60,7 +63,7 @@ def _where(case):
 
 def depths(n, far_first=False, holes=True, nearest=None):
     """n depths in millimetres, 20% holes, the nearest (250, the last pixel or pixel
-    ``nearest``) and the farthest (9000) past block 0; ``far_first``: a farther one still (9500)
+    ``nearest``) and the farthest (9000) past block 0; ``far_first``: a farther one still (FAR)
     at pixel 0; without ``holes``, the same image with a depth where its holes were."""
     rng = np.random.default_rng(n)
     depth = rng.integers(300, 8000, n)
@@ -68,7 +71,7 @@ def depths(n, far_first=False, holes=True, nearest=None):
     depth[hole & holes] = 0
     depth[n - 1 if nearest is None else nearest], depth[n // 2 + 1] = 250, 9000
     if far_first:
-        depth[0] = 9500
+        depth[0] = FAR
     return depth.astype(np.uint16)
 
 
@@ -186,8 +189,7 @@ def _range(depth):
 
 def _mistakes(case, run):
     """The mistakes one launch shows, the most telling first (none when it is right)."""
-    depth, (near, far) = run.model, run.out.got.tolist()
-    want = _range(depth)
+    depth, (near, far), want = run.model, run.out.got.tolist(), _range(run.model)
     yield from _offset_in_bytes(run.out.past, [near, far])
     yield from _before_range(run.out.ahead, [near, far], want)
     if run.out.past.size:
@@ -233,6 +235,7 @@ def _mistakes(case, run):
     yield from one_atomic_a_depth(run, _launch(dict(n=40, block=16)), want)
     yield from end_plus_1([near, far], want)
     yield from cut_to_a_byte(depth, [near, far], want)
+    yield from signed_short(depth, [near, far], want)
     yield from rescaled(case, depth, [near, far], want)
     yield from first_threads_only(case, depth, [near, far], want)
     if [near, far] == _range(depth[1:]):

@@ -219,6 +219,23 @@ def cut_to_a_byte(depth, got, want):
            "unsigned int d = depth[i];")
 
 
+def signed_short(depth, got, want):
+    """d declared short: depths from 32768 on turn negative, and atomicMax, which takes an
+    unsigned int, makes them 2^32 less their wrap, past any depth; the range is that of those
+    values."""
+    values = depth.astype(np.int16).astype(np.int64) % (1 << 32)
+    measured = values[values > 0]
+    if not (depth > 0x7FFF).any() or got != [int(measured.min()), int(measured.max())]:
+        return
+    d = int(depth[values == got[1]][0])
+    yield (f"range[1] came out {got[1]} for a depth of {d}: d was declared short, signed, which "
+           f"holds up to 32767, so the depths from 32768 on turned negative ({d} became "
+           f"{d - (1 << 16)}), and given to atomicMax, which takes an unsigned int, "
+           f"{d - (1 << 16)} became {got[1]} (expected {{{want[0]}, {want[1]}}})",
+           "keep the depth unsigned, as the camera gives it (0 to 65535): unsigned int d = "
+           "depth[i];")
+
+
 def first_threads_only(case, depth, got, want):
     """The atomics only in each block's thread 0 (if (threadIdx.x == 0) around them, as for
     dot_product's one atomic a block): the range of pixels 0, block, 2 block, ... alone."""

@@ -15,7 +15,7 @@ import numpy as np
 
 from helpers.ch11.multigpu import two_devices_on_the_simulator
 from helpers.exercises import hidden as hidden_cases
-from helpers.exercises.gray_split_models import (arrays_swapped, floored_shares,
+from helpers.exercises.gray_split_models import (arrays_swapped, bounds_left_over, floored_shares,
                                                  grid_x_from_height, host_swapped,
                                                  last_output_read, one_image,
                                                  returned_in_the_collecting_loop, rows_short,
@@ -192,6 +192,7 @@ def _mistakes(fn, contexts, functions, case):
             lambda: fn(images.copy(), list(contexts), kernels), "replace the TODOs with your code",
             [(ValueError, lambda _: _shaped_like_rgb(fn, launches)),
              (ValueError, lambda _: last_output_read(reads, launches, count, n)),
+             (ValueError, lambda err: bounds_left_over(fn, err, reads, launches, count, n)),
              (ValueError, lambda err: shape_unpacked_swapped(fn, err, height, width)
               or host_swapped(fn, err, count, height, width) or stored_at_index(fn, err)),
              (drv.Error, "a copy or a kernel failed: device k's arrays must be made with device "

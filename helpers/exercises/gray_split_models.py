@@ -2,7 +2,7 @@
 takes the floor before the product, (k + 1) * (count // n), so that the last count % n images
 belong to no device's share, among others; (``wrong_type``) the right grey levels returned
 as float64, the host's array made without a dtype; and what the copies back read
-(``last_output_read``, ``returned_in_the_collecting_loop``)."""
+(``last_output_read``, ``returned_in_the_collecting_loop``, ``bounds_left_over``)."""
 
 from __future__ import annotations
 
@@ -364,3 +364,35 @@ def returned_in_the_collecting_loop(fn, result, want, launches, reads):
             f"indented inside the loop, {at[3]}", f"dedent {at[2]} out of the collecting loop, "
             "to the function's level, so that it runs once, after every device's share is "
             "copied back")
+
+
+def bounds_left_over(fn, err, reads, launches, count, n):
+    """(what it shows, hint) where a ValueError was raised at a line of ``fn``'s code storing a
+    copied-back output at host[lo:hi], the output read (``reads``' last) another device's than
+    the last launched, and the frame's lo, hi that last device's share: the collecting loop
+    does not set lo and hi (the list holds no lo, hi), so they are what the launching loop left;
+    else None."""
+    devices = list(dict.fromkeys(launch.device for launch in launches))
+    frame, code = raising_frame(err), code_of(fn)
+    if frame is None or code is None or not reads or len(devices) < 2 or reads[-1][0] == devices[-1]:
+        return None
+    read, last, line = reads[-1][0], devices[-1], frame.f_lineno - code.first + 1
+    bounds = {k: (k * count // n, (k + 1) * count // n) for k in (read, last)}
+    if (frame.f_locals.get("lo"), frame.f_locals.get("hi")) != bounds[last]:
+        return None
+    stores = [node for node in ast.walk(code.tree) if isinstance(node, ast.Assign)
+              and node.lineno == line and isinstance(node.targets[0], ast.Subscript)
+              and ast.unparse(node.targets[0].slice) == "lo:hi"]
+    loop = next((node for node in ast.walk(code.tree) if isinstance(node, ast.For) and stores
+                 and any(inner is stores[0] for inner in ast.walk(node))), None)
+    if loop is None or not isinstance(loop.iter, ast.Name):
+        return None
+    (lo, hi), share = bounds[last], bounds[read][1] - bounds[read][0]
+    target = ", ".join(ast.unparse(e) for e in getattr(loop.target, "elts", [loop.target]))
+    host, held = ast.unparse(stores[0].targets[0].value), loop.iter.id
+    return (f"the line stores device {read}'s {share} grey image{'s' * (share != 1)} into "
+            f"{host}[{lo}:{hi}], the last launched device's share (device {last}'s): lo and hi "
+            f"are not set in the collecting loop (for {target} in {held}:), so they still hold "
+            f"the values the launching loop left", f"keep each device's lo and hi with its "
+            f"output: {held}.append(({target}, lo, hi)), and unpack them there: for {target}, "
+            f"lo, hi in {held}:")

@@ -41,11 +41,12 @@ def kept(k, args, launches, freed, order):
     return tuple(noted)
 
 
-def freed_while_running(fn, launches, freed, j, i):
+def freed_while_running(fn, launches, freed, j, i, work="kernel"):
     """(problem, hint) where device ``i``'s kernel, which the host waited for before launch
     ``j`` (``launches[j]``), had an array of its freed before that launch (``freed``: kept's
     notes): the learner's name for it and the list its results are collected from, with that
-    name added, taken from ``fn``'s code where known; else None."""
+    name added, taken from ``fn``'s code where known; else None. ``work``: what the learner
+    calls what was launched (a kernel, a sum)."""
     first = next(m for m, launch in enumerate(launches) if launch.device == i)
     place = next((p for k, p, made in freed if k == i and first < made <= j), None)
     if place is None:
@@ -61,10 +62,11 @@ def freed_while_running(fn, launches, freed, j, i):
         if put is not None:
             elts = ", ".join([ast.unparse(e) for e in put.args[0].elts] + [name])
             keep = f"{ast.unparse(put.func)}(({elts})), and unpack it in the collecting loop"
-    said = f"{name} (the kernel's {ROLES[place]})" if name and place < 2 else (
-        f"the kernel's argument {place}")
+    said = f"{name} (the {work}'s {ROLES[place]})" if name and place < 2 else (
+        f"the {work}'s argument {place}")
     return (f"the result is right, but device {i}'s {said} was freed before device "
-            f"{launches[j].device}'s kernel was launched, once nothing held it (binding "
+            f"{launches[j].device}'s {work} was launched, once nothing held it (binding "
             f"{name or 'its name'} to the next device's array lets go of the one it held), and "
-            "freeing device memory waits for the kernel that uses it, so the devices took turns", "keep every device's arrays until its "
+            f"freeing device memory waits for the {work} that uses it, so the devices took turns",
+            "keep every device's arrays until its "
             f"results are copied back: {keep}")

@@ -19,12 +19,11 @@ from helpers.exercises.function import (Refused, check_function, context_mistake
                                         context_stack, current_device, from_file,
                                         run_catching, stopped_at_empty)
 from helpers.exercises.hidden import cases, success
+from helpers.exercises.split_sum_order import freed_early, note_start, read_elsewhere, took_turns
 from helpers.exercises.verdict import Verdict, check_cases
 
 FUNCTION = "my_split_sum"
 CASES = [1001, 7, 1]   # elements of x
-TURNS_HINT = ("start every device's sum in a first loop, keeping each partial sum (and its share), "
-              "then read them in a second loop, each with its device's context current")
 SHARE_HINT = ("device k's share is x[lo:hi], lo = k * len(x) // n, hi = (k + 1) * len(x) // n: "
               "consecutive, none left out, differing by one element at most")
 USING_HINT = "call sums[k] inside `with using(contexts[k]):`, on a gpuarray made there"
@@ -72,10 +71,11 @@ def _another_devices_share(k, size, calls, n):
             "function", "each device's share goes to its own device's function: sums[k](share)")
 
 
-def device_sum(k, calls, order, n):
+def device_sum(k, calls, order, n, held=None):
     """``sums[k]``: gpuarray.sum on device k, noting the length of each share in ``calls``, and in
     ``order`` ("start", k) for the call and ("read", k) when its partial sum's get() runs (as
-    float() and print() of it do); ``n``: x's length."""
+    float() and print() of it do), and in ``held`` the share's freeing (``note_start``); ``n``:
+    x's length."""
     def summed(a):
         from helpers.backend import drv, gpuarray
 
@@ -91,6 +91,8 @@ def device_sum(k, calls, order, n):
                            "than there are devices, skip a device with nothing to do"))
         calls[k] += a.size
         order.append(("start", k))
+        if held is not None:
+            note_start(k, a, held)
         partial = gpuarray.sum(a)
         get = partial.get
 
@@ -127,7 +129,8 @@ def _mistakes(fn, contexts, n):
 
     x = np.random.default_rng(n).integers(-50, 51, n).astype(np.float32)
     calls, order, caught = [0] * len(contexts), [], []
-    sums = [device_sum(k, calls, order, n) for k in range(len(calls))]
+    held = ([], [])
+    sums = [device_sum(k, calls, order, n, held) for k in range(len(calls))]
 
     def call():
         try:
@@ -162,8 +165,9 @@ def _mistakes(fn, contexts, n):
     yield from split_sum_models.whole_x_uploaded(fn, float(result), x, calls)
     yield from _wrong_sum(float(result), x, calls, lambda m: _shares_on(fn, contexts, m))
     yield from split_sum_models.k_left_over(fn, order)
-    yield from _read_elsewhere(order)
-    yield from _took_turns(order)
+    yield from read_elsewhere(order)
+    yield from took_turns(order)
+    yield from freed_early(fn, held)
 
 
 ADD_HINT = ("read each partial sum back as a number before adding it: total += "
@@ -364,28 +368,3 @@ def _shares_of_len_over_n(got, x, calls):
            "share",
            "end each share where the next one starts, the last at len(x): lo = k * len(x) // n, "
            "hi = (k + 1) * len(x) // n, none left out")
-
-
-def _read_elsewhere(order):
-    """A partial sum read while another device's context (or none) was current."""
-    for event in order:
-        if event[0] == "read elsewhere":
-            k, current = event[1:]
-            where = (f"device {current}'s context was current: that read waits only for device "
-                     f"{current}'s work" if current is not None else "no context was current")
-            yield (f"device {k}'s partial sum was read while {where}, so it may read the partial "
-                   f"sum before device {k}'s sum has finished",
-                   "read each partial sum with its own device's context current: "
-                   "float(partial.get()) inside `with using(contexts[k]):`")
-            return
-
-
-def _took_turns(order):
-    """With the sum right: was a device's partial sum read before another device's was started?"""
-    for i, (event, k) in enumerate(order):
-        started = next((j for what, j in order[i:] if what == "start"), None)
-        if event == "read" and started is not None:
-            yield (f"the sum is right, but device {k}'s partial sum was read before device "
-                   f"{started}'s sum was started: reading it waits for device {k}, so the "
-                   "devices took turns instead of summing at the same time", TURNS_HINT)
-            return

@@ -312,6 +312,12 @@ WRONG = {
                                    "depth_scale was applied twice",
                                    "Hint: depth_scale is metres per millimetre already: z = "
                                    "depth[i] * depth_scale, once"]),
+    # blind audit AH (was 'PASS: every point matches NumPy's back-projection ...'): the scale
+    # written in from the notebook's 0.001 m per unit, the depth_scale argument ignored
+    "depth_scale_written_in": ([(DEPTH, "float z = depth[i] * 0.001f;")],
+                               ["Z came out depth * 0.001 whatever depth_scale is", "the kernel "
+                                "ignores its depth_scale argument", "Hint: the scale is the "
+                                "camera's, passed in: z = depth[i] * depth_scale"]),
     "range_test_chained": ([("z < z_min || z > z_max", "!(z_min <= z <= z_max)")],
                            "it is (z_min <= z) <= z_max, and z_min <= z is 0 or 1, never above "
                            "z_max = 4 m, so the test holds for every depth: all 603 measured "

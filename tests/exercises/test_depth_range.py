@@ -30,6 +30,13 @@ WRONG = {
                         "depths cut to their low byte (depth[i] & 0xFF, 0 to 255): d was "
                         "declared unsigned char",
                         "unsigned int d = depth[i];"),
+    # blind audit AH (was 'PASS: range holds the nearest and the farthest measured depth ...'):
+    # d declared a signed short, so depths from 32768 on turned negative
+    "depth_in_a_signed_short": ([("unsigned int d = depth[i];", "short d = depth[i];")],
+                                "range[1] came out 4294941760 for a depth of 40000: d was "
+                                "declared short, signed",
+                                "keep the depth unsigned, as the camera gives it (0 to 65535): "
+                                "unsigned int d = depth[i];"),
     # blind audit TSA-depth_range-1: millimetres made metres, as backproject_range does (was
     # 'range is {1, 9}, expected {250, 9000}: depths were lost ... Hint: a compare and a store
     # are two steps ...', the atomics already there)

@@ -139,6 +139,13 @@ WRONG = {
                              "[k]):\n            " + ADD + "\n", "")],
                            "device 0's partial sum was read before device 1's sum was started",
                            "in a second loop"),
+    # blind audit AH (was 'PASS: the sum is exact for every length ...'): the share left out of
+    # started, so rebinding share frees device 0's while its sum runs, and the free waits for it
+    "share_not_kept_in_started": ([(CALL, "started.append((k, sums[k](share)))"),
+                                   ("for k, share, partial in started:", "for k, partial in started:")],
+                                  "device 0's share (the sum's input) was freed before device 1's "
+                                  "sum was launched, once nothing held it",
+                                  "started.append((k, sums[k](share), share)), and unpack it"),
     "read_outside_its_context": ([("        with using(contexts[k]):\n            " + ADD,
                                    "        " + ADD)],
                                  "partial sum was read while", "with using(contexts[k])"),
@@ -264,7 +271,7 @@ SPLIT_MISTAKES = {"device_0_alone", "tail_left_out", "shares_overlap", "outside_
                   "return_inside_the_collecting_loop", "divided_by_the_devices",
                   "share_uploaded_outside_the_context", "started_reassigned_not_appended",
                   "started_indexed_by_device", "k_left_over_from_the_launch_loop",
-                  "whole_x_uploaded"}
+                  "whole_x_uploaded", "share_not_kept_in_started"}
 """Mistakes in how the work is split between devices: with one device there is nothing to split
 (the H200 run passed them all, and its verdict says to check on the simulator's two devices)."""
 
