@@ -151,6 +151,7 @@ def _mistakes(case, run):
                "only the threads whose query exists write: if (i < n)")
     if _close(got, walk(q, k, v)):
         return
+    yield from models.returned_in_a_loop(run.kernel, n, run.out.unwritten)
     yield from _query_rows(n, run.out.unwritten.any(axis=1))
     yield from models.returned_past_n(run.kernel, n, got, walk(q, k, v))
     yield from _last_tile_empty(run.kernel, n, got, (q, k, v))

@@ -4,8 +4,8 @@ the thread or shared out evenly (``counts``), and the values added in the acc up
 the keys, where Vs belongs (``values_from_the_keys``), and the score's dot product over the
 first TILE numbers of the head alone (``dot_over_tile``), the scores' wrong scales (``scales``),
 the running max and sum set back at each tile (``reset_every_tile``), the threads past n
-returned before the barriers (``returned_past_n``), and the count capped with max
-(``count_capped_with_max``)."""
+returned before the barriers (``returned_past_n``), the count capped with max
+(``count_capped_with_max``), and a return in the loop over a tile's keys (``returned_in_a_loop``)."""
 
 from __future__ import annotations
 
@@ -279,3 +279,37 @@ def count_capped_with_max(kernels, launch, walk):
         f"slot {err.element}, past Ks's {TILE}; with n = 11, one tile, its "
         f"{TILE - 11} zero keys were scored)", "cap the count with min: keys = min(TILE, n - "
         "tile * TILE), the keys left but at most TILE")
+
+
+
+def returned_in_a_loop(kernels, n, unwritten):
+    """(problem, hint) of o never written, not one row, where a return lies in the body of a loop
+    in the kernel's words: the loop over a tile's keys left with return at a key past n (the
+    bounds guard of the earlier kernels), which ends the thread, not the loop, so in the last,
+    partial tile every thread returned before its store of o. None for any other kernel."""
+    from helpers.exercises.barrier_if import loops_in
+    from helpers.exercises.microscope import kernel_words, source_line
+    from helpers.sim.compile.kernel_text import Unreadable, closing
+
+    if not n % TILE or not unwritten.all() or (text := kernel_words(kernels)) is None:
+        return
+    source, tokens, words, body, end = text
+    try:
+        loops = loops_in(tokens, words, body, end)
+        at, (loop, head, _) = next((r, max(lp for lp in loops if lp[1] < r <= lp[2]))
+                                   for r in range(body, end) if words[r] == "return"
+                                   and any(lp[1] < r <= lp[2] for lp in loops))
+        ifs = [(i, closing(tokens, i + 1)) for i in range(head + 1, at) if words[i] == "if"]
+    except (Unreadable, ValueError, IndexError, StopIteration):
+        return
+    said = lambda a, b: " ".join(source[tokens[a].start:tokens[b].end].split())  # noqa: E731
+    guard = next((f", if ({said(i + 2, shut - 1)}) return;" for i, shut in ifs
+                  if words[shut + 1:shut + 3] in (["return", ";"], ["{", "return"])), "")
+    yield (f"o was never written (not one of its {n} rows): every thread left the kernel at the "
+           f"return at line {source_line(source, tokens[at].start)}{guard}, inside the loop "
+           f"{said(loop, head)} (line {source_line(source, tokens[loop].start)}): at the first "
+           f"key past the end, in the last, partial tile (keys {n - n % TILE} to "
+           f"{n - 1}), return ended the thread, not the loop, before it reached the store of o "
+           "after the tiles", "a key past the end ends the loop over the tile's keys, not the "
+           "kernel: break there (or loop while jj < keys, keys = min(TILE, n - tile * TILE)), "
+           "so that every thread still reaches the store of o")

@@ -22,7 +22,8 @@ from helpers.exercises import near
 from helpers.exercises.common import Input, Output, c_int_value
 from helpers.exercises.group_sum_opencl_models import (GROUP, _added_upward, _assigned,
                                                        _counted_down, _groups, _sums, _upward,
-                                                       clamped_load, fences_for_barriers,
+                                                       clamped_load, doubled_with_t_mod_stride,
+                                                       fences_for_barriers,
                                                        global_fences, halved_interleaved,
                                                        indexed_by_the_number_of_groups,
                                                        load_at_the_local_id, private_tile,
@@ -293,6 +294,7 @@ def _reports(messages, n, code):
     outside = [m for m in messages if "invalid read" in m.kind.lower() and "local" in m.kind]
     if outside and min(m.work_items for m in outside)[0][0] % GROUP == 0:
         yield _first_stride_past(n, code)
+    yield from doubled_with_t_mod_stride(outside, code)
     yield from _missed_past_n(messages, n, code)
     yield from returned_in_the_fold(messages, code)
     races = [m for m in messages if "data race" in m.kind.lower()]

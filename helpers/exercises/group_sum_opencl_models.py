@@ -1,7 +1,8 @@
 """The models of notebook 12's sum per work-group (``cuda_src/opencl/exercises/group_sum.cl``)
 that ``helpers.exercises.group_sum_opencl`` compares a kernel's sums with: folds that step, test
 or add wrongly, each with its verdict; and, read in the code, fences written where the barriers
-belong (``fences_for_barriers``) and barriers that fence global memory only (``global_fences``)."""
+belong (``fences_for_barriers``), barriers that fence global memory only (``global_fences``), and
+the doubling fold tested with t % stride == 0 (``doubled_with_t_mod_stride``)."""
 
 from __future__ import annotations
 
@@ -44,6 +45,29 @@ def halved_interleaved(got, want, code):
            f"with {s} halving from GROUP / 2, the work-items that add are the lower half: "
            f"if ({t} < {s}) tile[{t}] += tile[{t} + {s}];")
 
+
+
+def doubled_with_t_mod_stride(outside, code):
+    """Reads past the tile (Oclgrind's reports, ``outside``) where the fold's stride doubles from
+    1 and its test is t % stride == 0 (named as the code writes it), the interleaved fold's test
+    without its 2: at each step work-items t and t + stride both add, the second rewriting the
+    element the first reads, and at stride GROUP / 2 work-item GROUP / 2 reads tile[GROUP]."""
+    loop = re.search(r"for\s*\(\s*(?:int\s+)?(\w+)\s*=\s*1\s*;[^;]*;\s*\1\s*(?:\*=\s*2|<<=\s*1|"
+                     r"=\s*\1\s*\*\s*2|=\s*2\s*\*\s*\1)\s*\)", code)
+    test = loop and re.compile(rf"\b(\w+)\s*%\s*{loop.group(1)}\s*==\s*0").search(code, loop.end())
+    if not outside or not test:
+        return
+    t, s, half = test.group(1), loop.group(1), GROUP // 2
+    first = min(outside, key=lambda m: m.work_items)
+    yield (f"the fold's test, {' '.join(test.group().split())}, with {s} doubling from 1, lets "
+           f"work-items {t} and {t} + {s} both add in the same step ({t} + {s} is a multiple of "
+           f"{s} too): at {s} = 1 every work-item adds, work-item 0 reading tile[1] while "
+           f"work-item 1 adds to it, and at {s} = {half} work-item {half} reads tile[{GROUP}], "
+           f"past the {GROUP}-entry tile (Oclgrind reported {len(outside)} reads outside the "
+           f"tile, the first at {first.where or 'an unknown line'})",
+           f"in an interleaved fold only the work-items {t} % (2 * {s}) == 0 add tile[{t} + "
+           f"{s}]: if ({t} % (2 * {s}) == 0) (or halve {s} from GROUP / 2 down to 1 and test "
+           f"{t} < {s})")
 
 def _counted_down(x, got):
     """The sums of a fold whose stride counts down by 1 or 2 (stride -= 2) where it halves: each

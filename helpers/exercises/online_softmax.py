@@ -22,8 +22,8 @@ from helpers.exercises.verdict import listed
 from helpers.exercises.online_softmax_models import (block_not_times_warps, first_warps_alone,
                                                      lane_is_the_warp, max_from_the_lane_s_value,
                                                      max_not_kept, missing_offset,
-                                                     outputs_swapped, pairs, rescales,
-                                                     row_0_everywhere, row_from_the_lane,
+                                                     outputs_swapped, pairs, refined,
+                                                     rescales, row_0_everywhere,
                                                      shuffled_from_lane_offset,
                                                      stored_at_the_block)
 
@@ -385,7 +385,7 @@ EXERCISE = KernelExercise(
     cases=CASES, draw=_draw, launch=_launch, mistakes=_mistakes,
     where=lambda case: "rows = {}, cols = {}, block = ({}, 1, 1)".format(*case),
     crash_hint="the warps past the last row must leave before reading: if (row >= rows) return;",
-    no_extern_c=True, refine=row_from_the_lane,
+    no_extern_c=True, refine=refined,
     success=f"each row's max and sum in one pass ({len(CASES)} launches: the max first, last and "
             "anywhere, rows shorter than a warp)")
 

@@ -2,7 +2,8 @@
 running pair merged by a butterfly of shuffles), right and with its known mistakes (``pairs``),
 the butterfly with one offset left out (``missing_offset``), the store left to the block's
 thread 0 (``first_warps_alone``), row 0 read by every row (``row_0_everywhere``), and each
-lane's max started at its value in[lane], past a short row's end (``max_from_the_lane_s_value``)."""
+lane's max started at its value in[lane], past a short row's end (``max_from_the_lane_s_value``), and the crashes named from their fields
+(``refined``: the row from the lane, the merge inside the column loop)."""
 
 from __future__ import annotations
 
@@ -210,6 +211,37 @@ def row_from_the_lane(failure):
            "lanes the row's columns: row = blockIdx.x * (blockDim.x / 32) + threadIdx.x / 32 "
            "(lane = threadIdx.x % 32, the place in the warp)")
 
+
+
+def merged_in_the_loop(failure):
+    """(problem, hint) of a crash in a shuffle where lanes 0 to k - 1 of every warp of the block
+    waited, k = cols % 32, no barrier: those lanes have one column more than the others, and
+    called the shuffle once more, so the butterfly merge lies inside the column loop, whose turns
+    differ from lane to lane (and merging at every turn folds the merged sums in again)."""
+    err, block, launch = failure.error, failure.block, failure.launch
+    if failure.kind != "warp mask" or launch is None or not block or err.barrier is not None:
+        return
+    warps, cols, k = int(np.prod(block)) // 32, int(launch.args[4]), int(launch.args[4]) % 32
+    if not k or tuple(getattr(err, "waiting", None) or ()) != tuple(
+            32 * w + lane for w in range(warps) for lane in range(k)):
+        return
+    turns, at = cols // 32, str(err.line or "?").rsplit("/", 1)[-1]
+    more, rest = (f"lane{'s 0 to' if k > 1 else ''} {k - 1}", f"lane{'s' if k < 31 else ''} " +
+                  (f"{k} to 31" if k < 31 else "31"))
+    yield (f"{more} of each warp, which have one column more than the others (cols = {cols}: "
+           f"{more} take {turns + 1} columns, {rest} take {turns}), called the merge's "
+           f"__shfl_xor_sync at {at} without the others: the butterfly merge is inside the loop "
+           f"over the columns, whose turns differ from lane to lane, so {rest} had left the "
+           "loop before the last merge (and a merge at every turn folds "
+           "the lanes' merged sums in again and again)", "finish each lane's loop over its "
+           "columns first, then merge the 32 pairs (m, l) once, after the loop: close the column "
+           "loop before for (int offset = 16; offset > 0; offset /= 2)")
+
+
+def refined(failure):
+    """The crashes named from their fields: the row from the lane, the merge in the loop."""
+    yield from row_from_the_lane(failure)
+    yield from merged_in_the_loop(failure)
 
 def outputs_swapped(m, sums, want_m, want_l):
     """Lane 0's stores swapped: row_max[row] = l; row_sum[row] = m; each output holds the other's

@@ -260,6 +260,16 @@ WRONG = [
       "over the tiles"]),
     ("loop_through_keys_itself", variant(KERNEL, ("jj < keys;", "jj <= keys;")),
      ["(index 32)", "reached slot 32", "and jj < keys"]),
+    # blind audit AH (was 'every row of o is NaN: an exp was taken against the old max m ...'):
+    # the missing keys of the last tile met with return, not break, in the loop over the tile's
+    # keys, so every thread returns in the last, partial tile before it writes its row of o
+    ("return_for_a_missing_key", variant(KERNEL, (
+        "        int keys = min(TILE, n - tile * TILE);\n"
+        "        for (int jj = 0; jj < keys; ++jj) {\n",
+        "        for (int jj = 0; jj < TILE; ++jj) {\n"
+        "            if (tile * TILE + jj >= n)\n                return;\n")),
+     ["o was never written (not one of its 75 rows)", "tile * TILE + jj >= n", "return at line",
+      "Hint: a key past the end ends the loop over the tile's keys, not the kernel: break"]),
     # blind audit AD (was 'only the first 64 rows of o are right ... Hint: a loop or a guard
     # stops short', no bound short): an early return for the threads past the last query, as in
     # the earlier kernels, so they stage no key and skip the barriers

@@ -66,6 +66,16 @@ WRONG = {
                                           "the fold's test, t % (2 * stride) == 0, is the "
                                           "interleaved fold's, but the stride halves from "
                                           "GROUP / 2 = 64", "if (t < stride)", ""),
+    # blind audit AH (was 'Oclgrind reported 23 accesses outside a buffer ... Hint: the tile has
+    # GROUP elements: only work-items t < stride add tile[t + stride]', the halving fold's test):
+    # the interleaved fold, stride doubling, tested with t % stride == 0, not t % (2 * stride)
+    "doubling_fold_tests_t_mod_stride": ([(FOLD, "    for (int stride = 1; stride < GROUP; stride *= 2) {\n"
+                                                 "        if (t % stride == 0)\n"
+                                                 "            " + STEP + "\n    }\n")],
+                                         "the fold's test, t % stride == 0, with stride doubling "
+                                         "from 1, lets work-items t and t + stride both add",
+                                         "in an interleaved fold only the work-items t % (2 * "
+                                         "stride) == 0 add tile[t + stride]", "outside"),
     "fold_stops_at_stride_2": ([("stride > 0", "stride > 1")],
                                "only its group's even elements", "stride 1", ""),
     "nothing_stored": ([("        partial[get_group_id(0)] = tile[0];\n", "        ;\n")],

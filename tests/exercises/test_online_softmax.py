@@ -305,6 +305,17 @@ WRONG = [
                                                   "    }\n    for (int offset")),
      ["each lane's running max m stayed -INFINITY through its column loop",
       "row_max[0] = -inf, row_sum[0] = 0", "m = m_new"]),
+    # blind audit AH (was 'the kernel crashed: ... a warp function whose mask names lanes that
+    # never call it there ... Hint: ... call it outside the if', no if there): the butterfly merge
+    # inside the column loop, whose turns differ from lane to lane; simulator only (SIMULATOR_ONLY)
+    ("merge_inside_the_column_loop", variant(KERNEL, ("        m = m_new;\n    }\n    for (int offset",
+                                                      "        m = m_new;\n    for (int offset"),
+                                             ("        m = m_new;\n    }\n    if (lane == 0)",
+                                              "        m = m_new;\n    }\n    }\n    if (lane == 0)")),
+     ["lanes 0 to 7 of each warp, which have one column more than the others (cols = 200: lanes "
+      "0 to 7 take 7 columns, lanes 8 to 31 take 6)",
+      "inside the loop over the columns", "Hint: finish each lane's loop over its columns first, "
+      "then merge the 32 pairs (m, l) once, after the loop"]),
     # blind audit TNB-online_softmax-1: row = ... + threadIdx.x % 32 (was 'the kernel crashed: ...
     # called a warp function whose mask names lanes that never call it ... Hint: a warp
     # function's mask ... call it outside the if', the mask blamed); simulator only (SIMULATOR_ONLY)
@@ -312,7 +323,8 @@ WRONG = [
      ["the row came from the lane: row = blockIdx.x * (blockDim.x / 32) + threadIdx.x % 32",
       "lanes 0 to 11 of each warp", "threadIdx.x / 32"]),
 ]
-SIMULATOR_ONLY = {"row_from_the_lane": "a warp function called with lanes missing is undefined on a GPU"}
+SIMULATOR_ONLY = dict.fromkeys(("row_from_the_lane", "merge_inside_the_column_loop"),
+                               "a warp function called with lanes missing is undefined on a GPU")
 
 # Right, though not as the solution does it: the classic update, which rescales only when the
 # max grows (one exp a number instead of two)...
