@@ -6,6 +6,7 @@ with its verdict."""
 
 from __future__ import annotations
 
+import ast
 import re
 
 import numpy as np
@@ -193,6 +194,17 @@ def _value(words, n):
     for name, size in SIZES.items():
         said = said.replace(f"sizeof({name})", str(size))
     said = re.sub(r"\bn\b", str(n), said)
-    if not re.fullmatch(r"[\d\s*+()]+", said):
+    try:
+        return f" = {_sum_of_products(ast.parse(said, mode='eval').body)}"
+    except (SyntaxError, ValueError):
         return ""
-    return f" = {eval(said, {'__builtins__': {}})}"   # digits, +, * and brackets alone
+
+
+def _sum_of_products(node):
+    """The value of an expression of whole numbers, + and * alone (ValueError for anything else)."""
+    if isinstance(node, ast.Constant) and type(node.value) is int:
+        return node.value
+    if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Add, ast.Mult)):
+        left, right = _sum_of_products(node.left), _sum_of_products(node.right)
+        return left + right if isinstance(node.op, ast.Add) else left * right
+    raise ValueError("not a sum of products of whole numbers")
