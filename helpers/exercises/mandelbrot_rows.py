@@ -21,7 +21,8 @@ from helpers.exercises.hidden import awkward, pick
 from helpers.exercises.julia import TOLERANCE
 from helpers.exercises.kernel import KernelExercise, Launch
 from helpers.exercises.mandelbrot_rows_edge import stops_at_4
-from helpers.exercises.mandelbrot_rows_loop import carried_over, same_pixel_each_pass
+from helpers.exercises.mandelbrot_rows_loop import (carried_over, runs_of_neighbours,
+                                                    same_pixel_each_pass)
 from helpers.exercises.mandelbrot_rows_models import (args, escape_never_leaves, reference,
                                                       returned_on_escape, row_times_width,
                                                       store_swapped, stored_ahead, wrong_images)
@@ -31,6 +32,7 @@ from helpers.exercises.microscope import observe, stopped, with_stopped, written
 # last a small one on the simulator, race-checked
 CASES = [(203, 61, 64, 80), (150, 37, 32, 60), (70, 3, 64, 20, "observe")]
 GUARD_ROWS = 2                      # the rows of iters past the image that catch stray writes
+ROW = (80, 1, 32, 2)                # one row on the simulator, traced: which thread drew which pixel
 
 LOOP_HINT = ("for (int x = threadIdx.x; x < width; x += blockDim.x): the block's threads walk "
              "along the row together")
@@ -174,9 +176,11 @@ def _late_start(case, got, drawn):
                "each block has a row of its own", LOOP_HINT)
 
 
-def _last_pass_cut(case, got, drawn):
+def _last_pass_cut(case, got, drawn, kernels):
     """Every row drawn, right, below x = (width / blockDim.x) * blockDim.x alone (the bound rounded
-    down to whole passes of the block: the last pass cut off), or below width - 1 (x < width - 1)."""
+    down to whole passes of the block: the last pass cut off, or the row cut into runs of
+    width / blockDim.x pixels, one a thread, told apart on the simulator by ``kernels``' stores),
+    or below width - 1 (x < width - 1)."""
     width, _, block = case[:3]
     cut, x = width // block * block, np.arange(width)
     for end in {cut, width - 1}:
@@ -185,6 +189,8 @@ def _last_pass_cut(case, got, drawn):
             continue
         never = f"{int((~drawn).sum())} of {drawn.size} pixels were never drawn"
         if end == cut:  # (first: where width - 1 is cut too, the rounding is the likelier)
+            yield from runs_of_neighbours(kernels, _launch(ROW), case, f"{never}, x = {cut} to "
+                                          f"{width - 1} in every row")
             yield (f"{never}, x = {cut} to {width - 1} in every row: the last pass along the row, "
                    f"where only {width - cut} of the {block} threads have a pixel, was cut off: "
                    "the loop's bound was rounded down to whole passes of the block, (width / "
@@ -267,13 +273,13 @@ def _mistakes(case, run):
                    "pixel its thread computed: the store's index uses threadIdx.x where x "
                    "belongs", "store n in iters[y * width + x]")
         yield from _bounded_by_the_block(case, run)
-        yield from same_pixel_each_pass(run.kernel, _launch((80, 1, 32, 2)), block)
+        yield from same_pixel_each_pass(run.kernel, _launch(ROW), block)
         yield (f"only the first {block} pixels of each row were drawn: each thread drew one "
                "pixel", LOOP_HINT)
     yield from _whole_rows(case, got, drawn)
     yield from _strides(case, got, drawn)
     yield from _late_start(case, got, drawn)
-    yield from _last_pass_cut(case, got, drawn)
+    yield from _last_pass_cut(case, got, drawn, run.kernel)
     yield from _bounded_by_height(case, got, drawn)
     yield from _first_warp_only(case, got, drawn, run.kernel)
     yield from returned_on_escape(case, reference(case), got, drawn, TOLERANCE)

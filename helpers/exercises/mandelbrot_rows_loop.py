@@ -1,7 +1,7 @@
 """The loop along the row of notebook 03's row-per-block Mandelbrot kernel
 (``helpers.exercises.mandelbrot_rows``), read on the simulator where the image alone cannot tell
-two mistakes apart: a loop whose passes all draw one pixel, and steps that stop after each
-thread's first pixel."""
+mistakes apart: a loop whose passes all draw one pixel, steps that stop after each thread's
+first pixel, and the row cut into runs of neighbouring pixels, one a thread."""
 
 from __future__ import annotations
 
@@ -80,3 +80,28 @@ def carried_over(kernels, block, max_iter=100) -> bool:
                 return False
         work.append(traced[kernel.name].blocks.lanes)
     return work[1] < 2 * work[0]
+
+
+def runs_of_neighbours(kernels, launch, case, never):
+    """(problem, hint) where each thread stored a run of width / blockDim.x neighbouring pixels,
+    thread t x = t * per to t * per + per - 1 (``launch``: one row on the simulator, traced),
+    the row cut into runs, one a thread, rounded down, where the loop steps by blockDim.x;
+    ``never``: the pixels ``case``'s image left undrawn, in words. Nothing otherwise."""
+    kept = accesses_of(kernels, launch, "stores of a row", 4096)
+    stores = None if kept is None else kept[(kept["array"] == "iters") & kept["write"]]
+    row, threads = int(launch.args[1]), launch.block[0]
+    step = row // threads
+    model = {(t, t * step + k) for t in range(threads) for k in range(step)}
+    if stores is None or step < 2 or set(zip(stores["thread"].tolist(),
+                                              stores["index"].tolist())) != model:
+        return
+    width, _, block = case[:3]
+    per = width // block
+    yield (f"{never}: each thread drew a run of width / blockDim.x = {per} neighbouring pixels, "
+           f"thread t took x = {per}t to {per}t + {per - 1} (on the simulator, with a row of {row} "
+           f"pixels in a block of {threads}, thread 1 stored iters[{step}] to "
+           f"iters[{2 * step - 1}]): the division dropped the row's last {width - per * block} "
+           f"pixels, and a warp's threads drew pixels {per} apart, where the exercise's threads "
+           f"step by blockDim.x, thread t taking x = t, t + {block}, t + {2 * block} and on",
+           "neighbouring threads draw neighbouring pixels: for (int x = threadIdx.x; x < width; "
+           "x += blockDim.x), whose last, partial pass reaches the row's end")

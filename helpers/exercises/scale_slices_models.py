@@ -318,3 +318,37 @@ def guard_on_thread_z(case, grid, hit, probe_hit):
            f"{THREAD_Z_PROBE[3][2]} deep, where z is threadIdx.z, was written right)",
            "compare the thread's z, blockIdx.z * blockDim.z + threadIdx.z, with nz: "
            "if (x >= nx || y >= ny || z >= nz) return;")
+
+
+def read_before_the_guard(kernels, case, grid):
+    """(problem, hint) where the kernel's body (its simulated twin's source) reads vol or scale
+    before its bounds guard, the first if that tests nx, ny or nz: the threads outside the
+    volume (the grid sticks out past it in z) read past the input's end before they return. The
+    read's value goes nowhere, and the compiler may move it below the guard: the text tells it.
+    A read whose index is clamped (min, ?:) is not one."""
+    from helpers.exercises.microscope import kernel_words, source_line
+    from helpers.sim.compile.kernel_text import Unreadable, closing
+
+    if (text := kernel_words(kernels)) is None:
+        return
+    source, tokens, words, body, end = text
+    try:
+        guard = next(k for k in range(body, end) if words[k] == "if" and {"nx", "ny", "nz"} &
+                     set(words[k + 1:closing(tokens, k + 1)]))
+        read = next(k for k in range(body, guard) if words[k] in ("vol", "scale") and
+                    words[k + 1] == "[" and not {"min", "?"} & set(
+                        words[k:closing(tokens, k + 1)]))
+        shut = closing(tokens, guard + 1)
+    except (StopIteration, Unreadable):
+        return
+    index = source[tokens[read + 2].start:tokens[closing(tokens, read + 1) - 1].end]
+    name, depth, nz = words[read], grid[2] * case[3][2], case[2]
+    reach = f", as far as scale[{depth - 1}]" if (name, index) == ("scale", "z") else ""
+    test = source[tokens[guard + 1].start:tokens[shut].end]
+    yield (f"{name}[{index}] is read at line {source_line(source, tokens[read].start)}, before "
+           f"the bounds guard if {test} at line {source_line(source, tokens[guard].start)}: the "
+           f"threads with z >= nz (the grid has {depth} threads in z, nz = {nz}) read past the "
+           f"end of {name}{reach}, before they return (a read outside an array is undefined, even "
+           "when, as here, its value goes nowhere and out does not show it)",
+           f"the guard comes before any access to memory: read {name}[{index}] below "
+           "if (x >= nx || y >= ny || z >= nz) return;, not above it")

@@ -22,8 +22,8 @@ from helpers.exercises.multiply_vectors import (INDEXES, NO_GUARD, read_past_blo
                                                 stored_at_thread)
 from helpers.exercises.multiply_vectors_models import written_by
 from helpers.exercises.origin import Wrong
-from helpers.exercises.scale_vector_models import (ALPHA, FILL, alpha_cut_to_an_int,
-                                                   blocks_from_1, bound_of_two,
+from helpers.exercises.scale_vector_models import (ALPHA, FILL, a_factor_of_its_own,
+                                                   alpha_cut_to_an_int, blocks_from_1, bound_of_two,
                                                    divided_by_alpha, guard_after_the_store,
                                                    guard_in_bytes,
                                                    multiplied_into, one_left_out, while_for_if,
@@ -149,7 +149,7 @@ def _mistakes(case, run):
                "keep the product a float: y[i] = alpha * x[i]")
     if not right.any() and np.allclose(got, x, rtol=1e-6, atol=0):
         yield "y equals x: alpha is not applied", "y[i] = alpha * x[i]"
-    yield from divided_by_alpha(x, got, want)
+    yield from itertools.chain(divided_by_alpha(x, got, want), a_factor_of_its_own(run.kernel, x, got))
     yield from near.misses("y", got, want, close=near.within(1e-6, 0),
                            index_hint="each thread reads its own element: y[i] = alpha * x[i]")
     if not right.any():

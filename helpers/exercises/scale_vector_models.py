@@ -11,7 +11,7 @@ import re
 
 import numpy as np
 
-from helpers.exercises.microscope import guard_after_store, kernel_words, source_line
+from helpers.exercises.microscope import body_words, guard_after_store, kernel_words, source_line
 
 ALPHA = np.float32(-2.5)
 FILL = np.float32(-7.0)
@@ -39,6 +39,19 @@ def alpha_cut_to_an_int(kernels, x, got, want):
     yield (f"every element of y is {whole:g} * x[i], but alpha is {ALPHA:g} here: alpha was cut "
            f"to a whole number, as an int drops a number's fraction{said}",
            "keep alpha a float: y[i] = alpha * x[i], with no int on alpha")
+
+
+def a_factor_of_its_own(kernels, x, got):
+    """Every element f * x[i] for one number f other than alpha (and than -alpha, 0 and 1, which
+    other verdicts name): the kernel multiplies by a number written in where alpha belongs (the
+    notebook's example's 2.0f); said with whether alpha is in the kernel's body at all."""
+    f = np.float32(np.round(np.median(got[x != 0] / x[x != 0]), 4))
+    if abs(f) in (0, 1, abs(ALPHA)) or not np.allclose(got, f * x, rtol=1e-6, atol=0):
+        return
+    unused = ": alpha is not used" if "alpha" not in body_words(kernels) else ""
+    yield (f"y = {f:g} * x, but alpha is {ALPHA:g} here{unused}: the kernel multiplies by a "
+           "number of its own, where alpha belongs",
+           "multiply by the parameter: y[i] = alpha * x[i] (each call passes its own alpha)")
 
 
 def multiplied_into(runs, want):

@@ -83,7 +83,7 @@ def _mistakes(case, run):
     if run.out.differs:
         yield ("two runs of the kernel on the same image wrote different values",
                "each output byte must depend only on its own pixel's input")
-    yield from sepia_x16_tail.past_the_end(run.out.past, n)
+    yield from sepia_x16_tail.past_the_end(run.out.past, n, lambda pixels: _past_with(run, pixels))
     yield from sepia_x16_tail.tail_from_its_start(run, n)
     yield from sepia_x16_tail.no_block_offset(run.out.unwritten, *case)
     yield from sepia_x16_tail.unwritten(run, n)
@@ -101,6 +101,17 @@ def _mistakes(case, run):
                                 (slice(whole, n), None, ())):
         yield from sepia._wrong_values(rgb[None, part], got[None, part], block, models,
                                        part.start)
+
+
+def _past_with(run, n):
+    """The bytes past out's end that ``run``'s kernel writes in a launch of n pixels with its
+    block, on the same backend; None where that launch went wrong in another way."""
+    launched = EXERCISE.run(run.kernel, _launch((n, run.launch.block[0])))
+    try:
+        next(launched)
+        return None
+    except StopIteration as stop:
+        return None if stop.value is None else stop.value.out.past
 
 
 def _wrong_groups(rgb, got, n):

@@ -79,8 +79,11 @@ def tail_started_late(pixels, n):
            "its first pixel: for (int i = 16 * groups; i < n; i++)")
 
 
-def past_the_end(past, n):
-    """The stores past the end of out: the threads after the tail's, or a tail loop too long."""
+def past_the_end(past, n, past_with=lambda n: None):
+    """The stores past the end of out: the threads after the tail's, or a tail loop too long.
+    ``past_with(n)``: the bytes past out's end the same kernel writes with n pixels (None where
+    that launch went wrong otherwise): with whole groups alone, none where the groups were
+    counted rounded up, (n + 15) / 16, which takes a whole group only where a tail is left."""
     if not past.size:
         return
     groups = n // 16
@@ -91,6 +94,17 @@ def past_the_end(past, n):
                "up to whole blocks, so keep the else-if (t == groups) for the tail and let the "
                "threads after it do nothing")
     if n % 16 and past.tolist() == list(range(3 * n, 48 * (groups + 1))):
+        whole = 16 * max(groups, 1)
+        if (clean := past_with(whole)) is not None and not clean.size:
+            yield (f"thread {groups} (t == n / 16) wrote a whole group of 16 pixels where only "
+                   f"{n % 16} are left, past the end of out, but with n = {whole}, whole groups "
+                   "alone, no thread wrote past it: the uint4 path was taken by the threads "
+                   f"t < (n + 15) / 16 = {groups + 1}, the number of groups rounded up as for a "
+                   f"grid's size, where n / 16 = {groups} whole groups belong: thread {groups} "
+                   "took a whole group, where thread n / 16 converts the last n % 16 pixels "
+                   "one at a time", "count whole groups only, groups = n / 16 (the "
+                   "int division rounds down), not (n + 15) / 16: the uint4 path is for "
+                   "t < groups, and thread groups converts the last n % 16 pixels one by one")
         yield (f"thread {groups} (t == n / 16) wrote a whole group of 16 pixels where only "
                f"{n % 16} are left, past the end of out",
                "the uint4 loads and stores are for t < n / 16 only (t < groups, not <=, with "

@@ -93,6 +93,12 @@ WRONG = {
                                  "the last 7 pixels (the tail past the last whole group of 16)"),
     "last_thread_takes_a_whole_group": ([("if (t < groups)", "if (t <= groups)")],
                                         "wrote a whole group of 16 pixels where only"),
+    # blind audit AI (was 'thread 122 (t == n / 16) wrote a whole group of 16 pixels where only 9
+    # are left ... Hint: ... (t < groups, not <=, ...)', a comparison the kernel has right): the
+    # groups counted rounded up, as for a grid's size
+    "groups_rounded_up": ([("int groups = n / 16;", "int groups = (n + 15) / 16;")],
+                          "with n = 1952, whole groups alone, no thread wrote past it: the uint4 "
+                          "path was taken by the threads t < (n + 15) / 16 = 123"),
     "every_thread_takes_a_whole_group": ([("if (t < groups)", "if (t < groups + 8)")],
                                          "threads after the last whole group wrote past the end"),
     "one_uint4_stored": ([(STORES, "")], "only the first 16 of the 48 result bytes"),

@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 from kernel_sources import compile_variant_pairs, simulator_only, solution, variant
+from mandelbrot_rows_variants import LOOP_BOUNDS, LOOP_BOUND_HINTS
 
 from helpers.backend import BACKEND
 
@@ -108,20 +109,6 @@ WRONG = {
                             "4575 of 12383 pixels were never drawn"),
     "stores_at_the_thread": ([("iters[y * width + x] = n;", "iters[y * width + threadIdx.x] = n;")],
                              "only the first 64 pixels of each row were drawn, each holding the last"),
-    # blind audit L17: the bound rounded down to whole passes of the block (was '671 of 12383
-    # pixels were never drawn (the first at x = 192, y = 0)')
-    "bound_of_whole_passes": ([("x < width;", "x < width / blockDim.x * blockDim.x;")],
-                              "x = 192 to 202 in every row: the last pass along the row"),
-    # blind audit N17: the loop from the lane, threadIdx.x % 32: warps past the first redraw warp
-    # 0's pixels (was '5856 of 12383 pixels were never drawn (the first at x = 32, y = 0)')
-    "loop_from_the_lane": ([("int x = threadIdx.x;", "int x = threadIdx.x % 32;")],
-                           "x = 32 to 63, 96 to 127, ... in every row: each pass along the row "
-                           "drew only its first 32 pixels: x started at the thread's lane"),
-    # the same pixels drawn, but the other warps draw nothing: no race, so no lane named
-    "first_warp_alone": ([("int y = blockIdx.x;", "int y = blockIdx.x;\n    if (threadIdx.x >= 32)\n"
-                                                  "        return;")],
-                         "drew only its first 32 pixels, warp 0's: the block's other warps drew "
-                         "none of their own"),
     "one_past_the_row": ([("x < width;", "x <= width;")], "iters was written past its end"),
     "stores_into_the_next": ([("iters[y * width + x] = n;", "iters[y * width + x + 1] = n;")],
                              "iters[0] was never written and the pixel just past the end"),
@@ -210,20 +197,11 @@ WRONG = {
     "the_next_row": ([("int y = blockIdx.x;", "int y = blockIdx.x + 1;")],
                      "row 0 was never drawn, and row 61, one past the image's last, was: each "
                      "block drew the row after its own"),
-    # blind audit Z33 (was '8662 of 12383 pixels were never drawn (the first at x = 61, y = 0)
-    # ... Hint: for (int x = ...'): the loop along the row bounded by the height
-    "bound_of_the_height": ([("x < width;", "x < height;")],
-                            "the loop along the row stopped at x < height = 61"),
     # blind audit Z34 (was 'the kernel crashed: ... Hint: stop the loop while x < width ...'): a
     # thread a row and a block a column, y = threadIdx.x, x from blockIdx.x by gridDim.x
     "roles_swapped": ([("int y = blockIdx.x;", "int y = threadIdx.x;"),
                        (LOOP, "for (int x = blockIdx.x; x < width; x += gridDim.x) {")],
                       "a write of iters"),
-    # blind audit TGA-mandelbrot_rows-1 (was 'only the first 64 pixels of each row were drawn:
-    # each thread drew one pixel', as if there were no loop): the loop bounded by blockDim.x
-    "bound_of_the_block": ([("x < width;", "x < blockDim.x;")],
-                           "only the first 64 pixels of each row were drawn, one a thread: x "
-                           "stopped below blockDim.x = 64, not width = 203"),
     # blind audit TWA-mandelbrot_rows-1 (was 'the kernel crashed: ... a write of iters ... past
     # the end ... Hint: stop the loop while x < width ...', a loop already right): the store's
     # coordinates swapped, NumPy's [x, y] habit
@@ -257,6 +235,7 @@ WRONG = {
                                      "            __syncthreads();")],
                                    "its break, under an if that differs between the threads, "
                                    "ends it after each thread's own number of turns"),
+    **LOOP_BOUNDS,
 }
 HINTS = {"counted_from_1": "start n at 0: int n = 0;", "counted_before_the_test": "n++ at the end of the loop's body, after z_re = re2 - "
                                     "im2 + c_re;",
@@ -291,15 +270,13 @@ HINTS = {"counted_from_1": "start n at 0: int n = 0;", "counted_before_the_test"
          "store_coordinates_swapped": "row y starts at y * width, and x is the column in it: "
                                       "iters[y * width + x] = n",
          "steps_of_one": "x += blockDim.x", "y_of_a_global_index": "one block a row: y = blockIdx.x",
-         "y_times_width": "y took the row's start in iters (blockIdx.x * width)", "bound_of_the_height": "x < width",
+         "y_times_width": "y took the row's start in iters (blockIdx.x * width)",
          "y_of_the_block_s_first_pixel": "one block a row: y = blockIdx.x",
-         "bound_of_whole_passes": "loop while x < width", "loop_from_the_lane": "start at the thread's place in the block",
-         "bound_of_the_block": "bound x by the row's width, not the block's threads: for (int x = "
-                               "threadIdx.x; x < width; x += blockDim.x)", "one_step_too_many": "loop while n < max_iter",
+         "one_step_too_many": "loop while n < max_iter",
          **dict.fromkeys(("barrier_in_the_row_loop", "barrier_in_the_escape_loop"), "the threads of this kernel share nothing"),
          "roles_swapped": "drew row 63, its threadIdx.x, past the image's 61 rows at x = 61, "
                           "blockIdx.x in steps of gridDim.x: the block's and the thread's roles "
-                          "are swapped; one block a row: y = blockIdx.x"}
+                          "are swapped; one block a row: y = blockIdx.x", **LOOP_BOUND_HINTS}
 SIMULATOR_ONLY = {"y_of_a_global_index": "a write far past iters: a GPU may fault and leave the "
                                          "context unusable",
                   "y_times_width": "a write far past iters: a GPU may fault",

@@ -197,6 +197,14 @@ WRONG = {
     "guard_on_the_flat_index": ([(GUARD + "\n        return;\n" + "    " + INDEX + "\n",
                                   INDEX + "\n    if (i >= nx * ny * nz)\n        return;\n")],
                                 "threads outside the volume wrote into it"),
+    # blind audit AI (was 'PASS: every slice scaled by its own factor ...'): the factor's load
+    # hoisted above the guard, so the threads with z >= nz read past scale's end
+    "scale_read_above_the_guard": ([(Z, Z + "\n    float s = scale[z];"),
+                                    ("vol[i] * scale[z]", "vol[i] * s")],
+                                   "scale[z] is read at line ", "before the bounds guard if (x >= "
+                                   "nx || y >= ny || z >= nz) at line ", "the threads with z >= nz",
+                                   "read past the end of scale, as far as scale[5]",
+                                   "Hint: the guard comes before any access to memory"),
     "not_scaled": ([("vol[i] * scale[z]", "vol[i]")], "out equals vol"),
     "scaled_by_row": ([("scale[z]", "scale[y % nz]")], "364 of 455 elements are wrong"),
     # every thread does the whole loop: right values, but for the race check
@@ -213,6 +221,8 @@ SIMULATOR_ONLY = {"guard_on_the_flat_index": "on a GPU the threads that wrap int
                                              "race with the ones whose elements they write",
                   "guard_joined_with_and": "on a GPU a thread past a row's or a slice's end "
                                            "races with the one whose element it writes",
+                  "scale_read_above_the_guard": "on a GPU the threads with z >= nz read past "
+                                                "scale's end, which is undefined",
                   "index_without_z": "on a GPU the threads of every z race to store into slice "
                                      "0, and which slice's factor lands last depends on timing"}
 RIGHT = {

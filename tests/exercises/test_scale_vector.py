@@ -29,6 +29,11 @@ WRONG = [
     ("divided_by_alpha", variant(KERNEL, ("y[i] = alpha * x[i];", "y[i] = x[i] / alpha;")),
      ["every element of y is x[i] / alpha, not alpha * x[i]: y was divided by alpha = -2.5",
       "Hint: scaling by alpha multiplies: y[i] = alpha * x[i]"]),
+    # blind audit AI (was 'every element of y is -0.8 times the right value: a factor is off ...
+    # Hint: ... an int divided by an int drops the fraction'): the example's 2.0f in place of alpha
+    ("a_number_in_place_of_alpha", variant(KERNEL, ("y[i] = alpha * x[i];", "y[i] = 2.0f * x[i];")),
+     ["y = 2 * x, but alpha is -2.5 here: alpha is not used", "multiplies by a number of its own",
+      "Hint: multiply by the parameter: y[i] = alpha * x[i]"]),
     # blind audit TOB-scale_vector-1 (was 'only the first element of each block was written:
     # threadIdx.x is missing', though threadIdx.x is there, multiplied in)
     ("thread_s_place_multiplied_in",

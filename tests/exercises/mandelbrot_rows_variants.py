@@ -1,0 +1,50 @@
+"""Known-wrong row-per-block Mandelbrot kernels for tests/exercises/test_mandelbrot_rows.py whose
+loop along the row is bounded or laid out wrongly: name: (the replacements in the solution, a
+piece of the verdict's problem), as its WRONG dict holds; and the pieces of their hints."""
+
+from kernel_sources import solution
+
+LOOP = "for (int x = threadIdx.x; x < width; x += blockDim.x) {"
+KERNEL = solution("mandelbrot_rows.cu")
+
+LOOP_BOUNDS = {
+    # blind audit L17: the bound rounded down to whole passes of the block (was '671 of 12383
+    # pixels were never drawn (the first at x = 192, y = 0)')
+    "bound_of_whole_passes": ([("x < width;", "x < width / blockDim.x * blockDim.x;")],
+                              "x = 192 to 202 in every row: the last pass along the row"),
+    # blind audit AI (was '671 of 12383 pixels were never drawn, x = 192 to 202 ...: the loop's
+    # bound was rounded down to whole passes of the block'): a run of width / blockDim.x
+    # neighbouring pixels a thread, rounded down, where the threads step by blockDim.x
+    "runs_of_neighbouring_pixels": ([(LOOP, "int per = width / blockDim.x;\n    for (int x = "
+                                            "threadIdx.x * per; x < (threadIdx.x + 1) * per; "
+                                            "x++) {")],
+                                    "x = 192 to 202 in every row: each thread drew a run of "
+                                    "width / blockDim.x = 3 neighbouring pixels"),
+    # blind audit N17: the loop from the lane, threadIdx.x % 32: warps past the first redraw warp
+    # 0's pixels (was '5856 of 12383 pixels were never drawn (the first at x = 32, y = 0)')
+    "loop_from_the_lane": ([("int x = threadIdx.x;", "int x = threadIdx.x % 32;")],
+                           "x = 32 to 63, 96 to 127, ... in every row: each pass along the row "
+                           "drew only its first 32 pixels: x started at the thread's lane"),
+    # the same pixels drawn, but the other warps draw nothing: no race, so no lane named
+    "first_warp_alone": ([("int y = blockIdx.x;", "int y = blockIdx.x;\n    if (threadIdx.x >= 32)\n"
+                                                  "        return;")],
+                         "drew only its first 32 pixels, warp 0's: the block's other warps drew "
+                         "none of their own"),
+    # blind audit Z33 (was '8662 of 12383 pixels were never drawn (the first at x = 61, y = 0)
+    # ... Hint: for (int x = ...'): the loop along the row bounded by the height
+    "bound_of_the_height": ([("x < width;", "x < height;")],
+                            "the loop along the row stopped at x < height = 61"),
+    # blind audit TGA-mandelbrot_rows-1 (was 'only the first 64 pixels of each row were drawn:
+    # each thread drew one pixel', as if there were no loop): the loop bounded by blockDim.x
+    "bound_of_the_block": ([("x < width;", "x < blockDim.x;")],
+                           "only the first 64 pixels of each row were drawn, one a thread: x "
+                           "stopped below blockDim.x = 64, not width = 203"),
+}
+LOOP_BOUND_HINTS = {
+    "bound_of_whole_passes": "loop while x < width",
+    "runs_of_neighbouring_pixels": "neighbouring threads draw neighbouring pixels",
+    "loop_from_the_lane": "start at the thread's place in the block",
+    "bound_of_the_height": "x < width",
+    "bound_of_the_block": "bound x by the row's width, not the block's threads: for (int x = "
+                          "threadIdx.x; x < width; x += blockDim.x)",
+}
