@@ -104,8 +104,7 @@ def _mistakes(case, run):
     if run.out.past.size:
         yield (f"threads past the end wrote out[{int(run.out.past.max())}] (out has {n})",
                "the threads with i >= n return after the barrier, before the store")
-    seen = observe(run.kernel, run.launch) if case == CASES[0] else None
-    if seen and seen.error:
+    if (seen := observe(run.kernel, run.launch) if case == CASES[0] else None) and seen.error:
         yield from barrier_in_a_thread_if(run.kernel, seen.error)
         yield race_mistake(seen.error, STORE_HINT, (block, 1, 1), _refine, run.launch)
     wrong = np.flatnonzero(~np.isclose(got, want, rtol=1e-5, atol=1e-6))
