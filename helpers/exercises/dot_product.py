@@ -13,8 +13,8 @@ import numpy as np
 from helpers.exercises import speed, unset as unset_reads
 from helpers.exercises.common import Input, Output
 from helpers.exercises.dot_product_models import (first_warp_read_nothing, model, one_sum_past,
-                                                 read_not_added, store_before_the_sums,
-                                                 wrong_sums)
+                                                 read_not_added, returned_before_warp_sum,
+                                                 store_before_the_sums, wrong_sums)
 from helpers.exercises.hidden import awkward
 from helpers.exercises.kernel import KernelExercise, Launch
 from helpers.exercises.microscope import (accesses_of, body_words, kernel_words, observe,
@@ -64,6 +64,7 @@ def _refine(failure):
     if failure.kind == "array bounds":
         yield ("warp_sums needs one element for each warp of the block: declare it __shared__ "
                "float warp_sums[32], for blocks of up to 1024 threads (32 warps)")
+    yield from returned_before_warp_sum(failure)
     lanes_0 = tuple(range(0, (failure.block or (0,))[0], 32))   # lane 0 of each warp
     if failure.kind == "warp mask" and len(lanes_0) > 1 and getattr(err, "waiting", 0) == lanes_0 \
             and err.barrier is None:   # the others had left: past the barrier, not waiting there

@@ -21,10 +21,11 @@ import numpy as np
 
 from helpers.exercises import speed
 from helpers.exercises.common import Input, Output, one_further
-from helpers.exercises.gradient_models import (barrier_skipped_past_n, doubled_offset, fits,
-                                              halo_by_thread, halo_from_slot, halo_skipped,
-                                              neighbours_at_i, own_load_unclamped,
-                                              past_the_window, shifted_centre, stored_at_thread,
+from helpers.exercises.gradient_models import (barrier_in_a_thread_if, barrier_skipped_past_n,
+                                              doubled_offset, fits, halo_by_thread,
+                                              halo_from_slot, halo_skipped, neighbours_at_i,
+                                              own_load_unclamped, past_the_window,
+                                              shifted_centre, stored_at_thread,
                                               window_declared_int, windowed, wrapped_ends)
 from helpers.exercises.hidden import awkward, pick
 from helpers.exercises.kernel import KernelExercise, Launch
@@ -103,8 +104,8 @@ def _mistakes(case, run):
     if run.out.past.size:
         yield (f"threads past the end wrote out[{int(run.out.past.max())}] (out has {n})",
                "the threads with i >= n return after the barrier, before the store")
-    seen = observe(run.kernel, run.launch) if case == CASES[0] else None
-    if seen and seen.error:
+    if (seen := observe(run.kernel, run.launch) if case == CASES[0] else None) and seen.error:
+        yield from barrier_in_a_thread_if(run.kernel, seen.error)
         yield race_mistake(seen.error, STORE_HINT, (block, 1, 1), _refine, run.launch)
     wrong = np.flatnonzero(~np.isclose(got, want, rtol=1e-5, atol=1e-6))
     if not wrong.size:

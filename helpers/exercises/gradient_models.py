@@ -279,3 +279,31 @@ def window_declared_int(run, rerun):
            f"came out 0; with in * 1000, out[{k}] = {probe.out.got[k]:g}, the difference of the "
            f"cut inputs, where NumPy's is {true[k]:g}", "s holds in's floats: declare it "
            "extern __shared__ float s[]")
+
+
+def barrier_in_a_thread_if(kernels, error):
+    """A race in shared memory between two threads of a block whose two lines have between them
+    a __syncthreads() inside an if on a thread's index (``barrier_if.barriers_in_thread_ifs``):
+    only the threads for which the if is true wait there, so it holds back none of the others
+    (the barrier put inside the right halo's if, before its closing brace)."""
+    from helpers.exercises.barrier_if import barriers_in_thread_ifs
+
+    if getattr(error, "kind", None) != "race" or error.space != "shared":
+        return
+    first, second = error.first, error.second
+    lines = sorted(int(a.line.rsplit(":", 1)[1]) for a in (first, second))
+    found = next(((line, cond) for line, cond, _ in barriers_in_thread_ifs(kernels)
+                  if lines[0] < line < lines[1]), None)
+    if found is None or first.block != second.block:
+        return
+    (line, cond), element = found, f"{error.array}[{error.element}]"
+    text = " ".join(cond).replace(" . ", ".")
+    yield (f"the __syncthreads() at line {line} is inside if ({text}): only the threads for "
+           "which it is true wait there, so it holds the others back from nothing: thread "
+           f"{first.thread[0]} of block {first.block[0]} "
+           f"{first.does.replace(' it', f' {element}')} at line {first.line.rsplit(':', 1)[1]} "
+           f"and thread {second.thread[0]} {second.does} at line "
+           f"{second.line.rsplit(':', 1)[1]} with no barrier that both reach between the two "
+           f"(a {error.hazard} hazard)", "every thread of the block must reach each "
+           "__syncthreads(): take it out of the if, right after its closing brace (after both "
+           "halo loads), and keep only the halo's load inside the if")

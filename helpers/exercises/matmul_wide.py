@@ -30,6 +30,7 @@ from helpers.exercises.matmul_wide_models import (A_GUARD_N, blocks_swapped, bs_
                                                   neighbouring_rows, phases_from_a_side, rows_apart, wide_step, rows_from_zero, rows_k_apart_store, sum_declared_int, summed,
                                                   stale_last_phase, tile_k_apart)
 from helpers.exercises.microscope import accesses_of, body_words, observe, observed_mistakes
+from helpers.exercises.or_guard import store_guard_with_or
 from helpers.exercises.origin import Wrong
 from helpers.exercises.verdict import not_yet
 
@@ -324,9 +325,9 @@ def _mistakes(case, run):
     yield from blocks_swapped(run.out.unwritten, np.isclose(got, want, 1e-4, 1e-4), _grid(case).grid)
     if (stored := rows_k_apart_store(got, run.out.unwritten, want, k)) is not None:
         yield stored
+    yield from store_guard_with_or(run.out.past, _grid(case), WORDS, kernels)
     yield from coverage(run.out.past, run.out.unwritten, _grid(case), WORDS, WORDS.guard_hint)
-    close = np.isclose(got, want, rtol=1e-4, atol=1e-4)
-    if close.all():
+    if (close := np.isclose(got, want, rtol=1e-4, atol=1e-4)).all():
         return
     yield from _simulated(kernels, "C is wrong")
     yield from phases_from_a_side(got, run.model, case, EXERCISE.run, kernels)

@@ -13,13 +13,13 @@ with junk after them (a read past the end shows; A has a block's rows of it), y 
 guarded. A wrong y is matched with what the usual mistakes give (``matvec_warp_models``), each
 modelled as the weight every column gets in a row's sum: only some lanes' sums kept by warp_sum
 (lane 0 alone, lanes 0 to 15, the even lanes), a fixed stretch of 32 columns a lane, and a loop
-that steps by 1 instead of 32; or as the sum itself (``models``): A read down its columns,
-x[lane] for x[c], every lane starting at column 0, warp_sum starting at offset 32 (twice the
-sum), and its shuffles up, or from one lane, instead of down. A launch that never ends even on
-a row of no columns is named as warp_sum's loop. The last case runs on the simulator, race-checked and traced: every lane storing
-y[row] (only lane 0 holds the sum) is a race there, whatever order the lanes ran in. A speed rule
-can read its trace (A's sectors per request): lanes that each read a stretch of their own pass
-today.
+that steps by 1 instead of 32; or as the sum itself (``models``): A read down its columns, x[lane]
+for x[c], every lane starting at column 0, warp_sum starting at offset 32 (twice the sum), and its
+shuffles up, or from one lane, instead of down. A launch that never ends even on a row of no
+columns is named as warp_sum's loop. The last case runs on the simulator, race-checked and traced:
+every lane storing y[row] (only lane 0 holds the sum) is a race there, whatever order the lanes ran
+in. A trace of A 8 x 40 shows lanes reading past their row. A speed rule can read the last case's
+trace (A's sectors per request): lanes that each read a stretch of their own pass.
 """
 
 from __future__ import annotations
@@ -35,8 +35,9 @@ from helpers.exercises.failure import LOOP_HINT
 from helpers.exercises.kernel import KernelExercise, Launch, traced_back
 from helpers.exercises.microscope import (accesses_of, observe, observed_launch, observed_mistakes,
                                          stopped)
-from helpers.exercises.matvec_warp_models import (JUNK, lane_0_doubled, lane_sums, models,
-                                                  shfl_down_sum, weighted)
+from helpers.exercises.matvec_warp_models import (JUNK, in_an_int, lane_0_doubled, lane_sums,
+                                                  models, read_past_the_row, shfl_down_sum,
+                                                  weighted)
 
 WARPS = (2, 4, 8)
 CASES = [(101, 1000, 4), (37, 77, 8), (300, 33, 2), (23, 1100, 4), (45, 200, 4, "observe")]
@@ -153,6 +154,7 @@ def _mistakes(case, run):
         return
     yield from observed_mistakes(observe(kernels, _launch(CASES[-1])), _refine,
                                  wrong="y is wrong")
+    yield from read_past_the_row(accesses_of(kernels, _launch((8, 40, 4)), "y stores", 4096), cols)
     if not got.any():
         yield from _v_declared_int(kernels)
         yield ("y is 0 everywhere: no lane added anything to v", "follow TODO 1: lane l adds "
@@ -165,7 +167,7 @@ def _mistakes(case, run):
                f"loop stopped at rows = {rows}, A's number of rows, but a row of A has cols = "
                f"{cols} columns", "run the column loop to the length of a row: for (int c = "
                "lane; c < cols; c += 32)")
-    yield from _in_an_int(a64, x64, got)
+    yield from in_an_int(a64, x64, got)
     yield from _from_the_block_s_thread(a64, x64, got, case[2])
     yield from _halved_first(kernels, lane_sums(a64, x64), got)
     yield from lane_0_doubled(kernels, _launch(CASES[-1]), lane_sums(a64, x64), got)
@@ -305,27 +307,6 @@ def _first_warp_only(case, run, want):
            "block has a row of its own, its sum in its lane 0",
            "every warp's lane 0 stores its own row, whatever its threadIdx.y: if (lane == 0) "
            "y[row] = v")
-
-
-def _in_an_int(a, x, got):
-    """(problem, hint) where y holds whole numbers that a sum kept in an int gives: the lanes'
-    sums cut to their whole part (toward 0) before warp_sum adds them, or the row's sum after it.
-    A lane's sum that lies within a float's rounding of a whole number may be cut the other way
-    than the model's: a row may miss by 1, most rows match."""
-    if not (np.isfinite(got).all() and np.array_equal(got, np.trunc(got))):
-        return
-    parts = lane_sums(a, x)
-    for model, problem, hint in (
-            (np.trunc(parts).sum(axis=1), "warp_sum added the lanes' sums in an int, so each "
-             "lane's sum lost its fraction (cut toward 0) before the shuffles added them",
-             "shuffle and add warp_sum's float v itself, v += __shfl_down_sync(0xffffffff, v, "
-             "offset), and return v"),
-            (np.trunc(parts.sum(axis=1)), "the row's sum was cut to an int (toward 0) after "
-             "warp_sum added the lanes: it returned an int, or its result was kept in one",
-             "warp_sum returns a float, __device__ float warp_sum(float v), and its result goes "
-             "into a float, v = warp_sum(v)")):
-        if np.abs(got - model).max() <= 1 and np.mean(got == model) >= 0.9:
-            yield f"y holds whole numbers: {problem}", f"the sum is kept in an int: keep it a float: {hint}"
 
 
 def _halved_first(kernels, parts, got):

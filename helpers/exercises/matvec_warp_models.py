@@ -209,3 +209,47 @@ def lane_0_doubled(kernels, launch, parts, got):
                "and below lane 0 there is none, so lane 0 keeps its own v",
                "take the value from offset lanes above, so the sums flow down to lane 0: "
                "v += __shfl_down_sync(0xffffffff, v, offset)")
+
+
+def read_past_the_row(seen, cols, traced=40):
+    """Lanes that read past the row's end on the column loop's last step: in ``seen``, a trace of
+    A 8 x ``traced`` (``accesses_of``), the reads of x past its ``traced`` are exactly lanes
+    traced % 32 to 31 at c + lane with c = the last multiple of 32 (the columns walked in chunks
+    of 32 from 0, c + lane never checked against cols); told for the case's ``cols``."""
+    if seen is None or not cols % 32:
+        return
+    reads = seen[(seen["array"] == "x") & ~seen["write"] & ~seen["shared"]]
+    past = reads[reads["index"] >= traced]
+    if not len(past) or set(past["lane"].tolist()) != set(range(traced % 32, 32)) or \
+            (past["index"] - past["lane"] != traced // 32 * 32).any():
+        return
+    k, last = cols % 32, cols // 32 * 32
+    yield (f"on the last step of the column loop (cols = {cols}: c = {last}) lanes {k} to 31 "
+           f"read columns c + lane = {cols} to {last + 31}, past the row's {cols} (x[{cols}] is "
+           f"past x's end, and A[row * cols + {cols}] is the next row's first element): c + lane "
+           f"is never checked against cols (a trace of A 8 x {traced} shows it: at c = "
+           f"{traced // 32 * 32} lanes {traced % 32} to 31 read x[{traced}] to "
+           f"x[{traced // 32 * 32 + 31}])", "guard the step with if (c + lane < cols), or start "
+           "each lane at its own column: for (int c = lane; c < cols; c += 32) v += A[row * "
+           "cols + c] * x[c];")
+
+
+def in_an_int(a, x, got):
+    """(problem, hint) where y holds whole numbers that a sum kept in an int gives: the lanes'
+    sums cut to their whole part (toward 0) before warp_sum adds them, or the row's sum after it.
+    A lane's sum that lies within a float's rounding of a whole number may be cut the other way
+    than the model's: a row may miss by 1, most rows match."""
+    if not (np.isfinite(got).all() and np.array_equal(got, np.trunc(got))):
+        return
+    parts = lane_sums(a, x)
+    for model, problem, hint in (
+            (np.trunc(parts).sum(axis=1), "warp_sum added the lanes' sums in an int, so each "
+             "lane's sum lost its fraction (cut toward 0) before the shuffles added them",
+             "shuffle and add warp_sum's float v itself, v += __shfl_down_sync(0xffffffff, v, "
+             "offset), and return v"),
+            (np.trunc(parts.sum(axis=1)), "the row's sum was cut to an int (toward 0) after "
+             "warp_sum added the lanes: it returned an int, or its result was kept in one",
+             "warp_sum returns a float, __device__ float warp_sum(float v), and its result goes "
+             "into a float, v = warp_sum(v)")):
+        if np.abs(got - model).max() <= 1 and np.mean(got == model) >= 0.9:
+            yield f"y holds whole numbers: {problem}", f"the sum is kept in an int: keep it a float: {hint}"

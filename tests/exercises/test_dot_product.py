@@ -37,15 +37,11 @@ WRONG = [
       "never added together with warp_sum", "Hint: add them before lane 0's atomicAdd: v = warp_sum("]),
     # blind audit G21, G22 (were 'the result is NaN: the kernel read x or y past n ..., or an
     # element of a __shared__ array that no thread ... had written' and 'the sum is ...')
-    ("warp_sums_stored_by_thread_0",
-     variant(KERNEL, ("    if (lane == 0)\n        warp_sums[warp] = v;",
-                      "    if (threadIdx.x == 0)\n        warp_sums[warp] = v;")),
-     ["only the first warp of each block stored its sum in warp_sums",
-      "if (lane == 0) warp_sums[warp] = v"]),
+    ("warp_sums_stored_by_thread_0", variant(KERNEL, ("    if (lane == 0)\n        warp_sums[warp] = v;", "    if (threadIdx.x == 0)\n        warp_sums[warp] = v;")),
+     ["only the first warp of each block stored its sum in warp_sums", "if (lane == 0) warp_sums[warp] = v"]),
     # blind audit THA-dot_product-1 (was 'the result is NaN: the kernel read x or y past n ..., or
     # an element of a __shared__ array that no thread ... had written', with the guards for hint)
-    ("warp_sum_added_into_an_unset_slot",
-     variant(KERNEL, ("warp_sums[warp] = v;", "warp_sums[warp] += v;")),
+    ("warp_sum_added_into_an_unset_slot", variant(KERNEL, ("warp_sums[warp] = v;", "warp_sums[warp] += v;")),
      ["added its warp's sum into warp_sums[warp] (+=), which no thread had set",
       "not cleared for you", "Hint: store the warp's sum: if (lane == 0) warp_sums[warp] = v"]),
     # blind audit P11: lane 31's sum (was 'the sum is 1042.471, NumPy's is 991.7638', the plan)
@@ -54,8 +50,7 @@ WRONG = [
                       "    if (lane == 31)\n        warp_sums[warp] = v;")),
      ["lane 31 stored its warp's sum in warp_sums[warp], but after warp_sum's __shfl_down_sync "
       "the warp's sum is in lane 0", "if (lane == 0) warp_sums[warp] = v"]),
-    ("second_warp_sum_added_to_v",
-     variant(KERNEL, ("        v = warp_sum(lane < warps", "        v += warp_sum(lane < warps")),
+    ("second_warp_sum_added_to_v", variant(KERNEL, ("        v = warp_sum(lane < warps", "        v += warp_sum(lane < warps")),
      ["each block's first warp's sum was counted twice", "v = warp_sum(lane < blockDim.x / 32"]),
     ("every_block_counts_everything",
      variant(KERNEL, (LOOP, "    for (int i = threadIdx.x; i < n; i += blockDim.x)\n"
@@ -91,12 +86,10 @@ WRONG = [
     # the warps counted one too many, blockDim.x / 32 + 1, where the lane test is right: the same
     # reads as lane <= warps (was 'the test lane <= warps lets lane warps through', a test the
     # kernel does not have)
-    ("warps_counted_one_too_many", variant(KERNEL, ("warps = blockDim.x / 32;",
-                                                    "warps = blockDim.x / 32 + 1;")),
+    ("warps_counted_one_too_many", variant(KERNEL, ("warps = blockDim.x / 32;", "warps = blockDim.x / 32 + 1;")),
      ["read warp_sums[4], one past the 4 sums", "warps counts 5, one more than the block's 4",
       "warps = blockDim.x / 32"]),
-    ("adds_all_32_warp_sums",
-     variant(KERNEL, (FIRST_WARP, "        v = warp_sum(warp_sums[lane]);\n")),
+    ("adds_all_32_warp_sums", variant(KERNEL, (FIRST_WARP, "        v = warp_sum(warp_sums[lane]);\n")),
      ["lanes 0 to 31 of the first warp read warp_sums[0] to [31]", "lane < blockDim.x / 32"]),
     # blind audit TEA-dot_product-1 (was 'the result is NaN: the kernel read x or y past n ..., or
     # an element of a __shared__ array that no thread of the block had written ...')
@@ -127,10 +120,15 @@ WRONG = [
              (TAIL, "    if (lane == 0)\n        block_sum += v;\n    __syncthreads();\n"
                     "    if (threadIdx.x == 0)\n        atomicAdd(result, block_sum);\n}\n")),
      ["data race on block_sum", "atomicAdd(&block_sum, v)", "warp_sums[warp]"]),
-    ("shuffle_inside_a_divergent_branch",
-     variant(KERNEL, ("    if (warp == 0) {\n        v = warp_sum(lane < warps ? warp_sums[lane] : 0.0f);\n",
-                      "    if (warp == 0 && lane < warps) {\n        v = warp_sum(warp_sums[lane]);\n")),
+    ("shuffle_inside_a_divergent_branch", variant(KERNEL, ("    if (warp == 0) {\n        v = warp_sum(lane < warps ? warp_sums[lane] : 0.0f);\n",
+                                                          "    if (warp == 0 && lane < warps) {\n        v = warp_sum(warp_sums[lane]);\n")),
      ["mask", "outside the if", "bring 0"]),
+    # blind audit AI (was 'the kernel crashed: ... a warp function whose mask names lanes that never call it ... call it
+    # outside the if', the shuffle blamed): if (first >= n) return; before the loop, so the threads past n skip warp_sum
+    ("return_past_n_before_warp_sum", variant(KERNEL, (LOOP, "    int first = blockIdx.x * blockDim.x + threadIdx.x;\n    if (first >= n)\n"
+                                                             "        return;\n" + LOOP.replace("blockIdx.x * blockDim.x + threadIdx.x", "first"))),
+     ["the return at line ", "in block 0 (n = 77) threads 77 to 127 had returned: lanes 13 to 31 of warp 2 and all of warp 3",
+      "Hint: drop the return: the grid-stride loop's i < n already leaves v = 0"]),
     # only lane 0 of each warp enters if (warp == 0), alone in its warp
     ("lane_and_warp_swapped",
      variant(KERNEL, ("lane = threadIdx.x % 32, warp = threadIdx.x / 32;",
@@ -360,6 +358,8 @@ GARBAGE = dict.fromkeys(("warp_sums_not_shared", "sum_not_started_at_0",
                          "warp_sums_stored_by_thread_0", "one_warp_sum_too_many",
                          "warp_sum_added_into_an_unset_slot"),
                         "a read of a thread's memory that nothing wrote: garbage on a GPU")
+# and lanes returned before a shuffle (undefined on a GPU), which the observed launches, no thread past n, never see
+GARBAGE["return_past_n_before_warp_sum"] = "a shuffle with lanes returned is undefined on a GPU"
 
 
 @pytest.mark.parametrize("name, source, expected",

@@ -71,6 +71,17 @@ WRONG = {
                                 ["1 of 1024 outputs are wrong (the first is out[1023]): thread "
                                  "127 of block 7 did not load s[blockDim.x + 1], the right halo",
                                  "(in[n] is in[n - 1])"]),
+    # blind audit AI (was '... data race on s[2] ... with no barrier between the two ...',
+    # one being there): the barrier inside the right halo's if, reached by the block's last thread
+    "barrier_inside_the_halo_s_if": ([("    if (threadIdx.x == blockDim.x - 1)\n        s[blockDim.x + 1] "
+                                       "= in[clamp_index(i + 1, n)];\n" + BARRIER,
+                                       "    if (threadIdx.x == blockDim.x - 1) {\n        s[blockDim.x + 1] "
+                                       "= in[clamp_index(i + 1, n)];\n    " + BARRIER + "    }\n")],
+                                     ["the __syncthreads() at line ", "is inside if (threadIdx.x == "
+                                      "blockDim.x - 1)", "so it holds the others back from nothing",
+                                      "thread 0 of block 0 reads s[2] at line ",
+                                      "Hint: every thread of the block must reach each __syncthreads(): "
+                                      "take it out of the if"]),
     # blind audit AC (was 'FAST: the gradient matches NumPy's for 6 sizes ...', a barrier that
     # only some threads reach): the guard moved above the barrier, after the loads
     "return_before_the_barrier": ([(BARRIER + GUARD, GUARD + BARRIER)],
@@ -281,6 +292,8 @@ WRONG = {
 # The simulator only: on a GPU an index past a shared array's end may be an illegal address.
 SIMULATOR_ONLY = {"grid_dim_for_block_dim": "the race between blocks is the simulator's race "
                                             "check's; a GPU runs it unchecked",
+                  "barrier_inside_the_halo_s_if": "a barrier that only the block's last thread "
+                                                  "reaches: a GPU may hang there",
                   "static_array_too_small": "an overrun of shared memory may break the GPU's "
                                             "context",
                   "window_without_the_halo_slot": "a read before a shared array's start may be "

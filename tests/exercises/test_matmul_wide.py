@@ -135,6 +135,12 @@ WRONG = {
     "c_rows_k_apart": ([("C[row * N + col] = sum;", "C[row * K + col] = sum;")],
                        {"problem": "C's rows were stored K = 70 elements apart, C[row * K + col]",
                         "hint": "a row of C is N elements long: C[row * N + col] = sum"}),
+    # blind audit AI (was 'the guard stops only the threads outside in both col and row (&&) ...
+    # Hint: a thread outside in either must return (||) ...', worded for a return the kernel does
+    # not have): the store's condition joined with ||, if (row < M || col < N)
+    "store_guard_with_or": ([("if (row < M && col < N)", "if (row < M || col < N)")],
+                            {"problem": "the store's condition if (row < M || col < N) at line ",
+                             "hint": "store only where both are inside: if (row < M && col < N)"}),
     "no_store_guard": ([("    if (row < M && col < N)\n        C[", "    C[")],
                        {"problem": "wrote past the end of C", "hint": "row < M && col < N"}),
     # blind audit TDB-matmul_wide-1: col stepping by TILE_M (was 'the elements written are those

@@ -35,6 +35,12 @@ WRONG = {
                                           "threadIdx.y but stored y[threadIdx.y]",
                                "hint": "store at the warp's row of the matrix, not its place in "
                                        "the block: if (lane == 0) y[row] = v"}),
+    # blind audit AI (was 'y[0] = 4957.26, NumPy's is 8.60949 ... Hint: lane l adds ...', the reads
+    # past the row not named): the columns in chunks of 32, c + lane, with no guard on c + lane < cols
+    "chunks_of_32_unguarded": ([(LOOP, "    for (int c = 0; c < cols; c += 32)\n        v += A[row * cols + c + lane] * x[c + lane];\n")],
+                               {"problem": "on the last step of the column loop (cols = 1000: c = 992) lanes 8 to 31 read "
+                                           "columns c + lane = 1000 to 1023, past the row's 1000 (x[1000] is past x's end",
+                                "hint": "guard the step with if (c + lane < cols)"}),
     # blind audit TXB-matvec_warp-1: the early return dropped, the store guarded instead (was
     # 'the kernel failed on the simulator: ... a read of A[9000] at matvec_warp.cu:22 ... Hint:
     # ... check that index against that size (a guard like if (i < n) ...)', the return not named)

@@ -1,0 +1,58 @@
+"""A 2-D store guarded by two inside tests joined with || where && belongs, if (row < M || col <
+N) out[...] = ...: read from the kernel's words (its simulated twin's source), told apart from a
+return guard joined with && (if (row >= M && col >= N) return;), whose stores past the end are
+the same (``coverage.past_the_end`` names that one)."""
+
+from __future__ import annotations
+
+from helpers.exercises.microscope import kernel_words, source_line
+
+
+def or_store_guards(kernels, array: str) -> list:
+    """(line, the condition's text) for each if in the kernel's body whose condition joins
+    inside tests (< or <=) with || at its top level, and whose body stores into ``array``;
+    [] where there is none or no text to read."""
+    from helpers.sim.compile.kernel_text import Unreadable, closing
+
+    if (text := kernel_words(kernels)) is None:
+        return []
+    source, tokens, words, body, end = text
+    found = []
+    try:
+        for k in (k for k in range(body, end) if words[k] == "if" and words[k + 1] == "("):
+            shut = closing(tokens, k + 1)
+            cond, depth, top = words[k + 2:shut], 0, []
+            for word in cond:
+                depth += (word == "(") - (word == ")")
+                top += [word] if depth == 0 else []
+            stop = words.index(";", shut)
+            if "||" in top and "&&" not in top and not {">", ">="} & set(top) and \
+                    array in words[shut + 1:stop] and "return" not in words[shut + 1:stop]:
+                found.append((source_line(source, tokens[k].start),
+                              " ".join(cond).replace(" . ", ".")))
+    except (Unreadable, ValueError, IndexError):
+        return []
+    return found
+
+
+def store_guard_with_or(past, grid, words, kernels):
+    """The elements past the end that a guard letting through a thread inside in one of x and y
+    gives (``grid.unguarded``), with the store's if joined by || (``or_store_guards``): the
+    thread of the first row past the last (or of the first column past the last) stored
+    element height * width, and one past the last column of a row inside wrote the next row."""
+    width, height, ty = grid.width, grid.height, grid.threads[1]
+    if not len(past) or set(past.ravel().tolist()) != grid.unguarded(
+            through=lambda x, y: (x < width) | (y < height)):
+        return
+    if not (found := or_store_guards(kernels, words.array)):
+        return
+    (line, cond), col, row, cols, rows = found[0], words.col, words.row, words.cols, words.rows
+    y, x = (height, 0) if ty > height else (height - 1, width)
+    who = (f"{row} {y} (>= {rows} = {height}) and {col} 0 (< {cols})" if ty > height else
+           f"{row} {y} (< {rows}) and {col} {x} (>= {cols} = {width})")
+    yield (f"the store's condition if ({cond}) at line {line} lets a thread store where only "
+           f"one of the two is inside {words.whole}: the thread of {who} stored "
+           f"{words.array}[{y} * {width} + {x}], past the end of {words.array} ({height} x "
+           f"{width} = {height * width} elements), and a thread with {col} >= {cols} in a row "
+           f"below {rows} stores into the next row's first elements",
+           f"store only where both are inside: if ({row} < {rows} && {col} < {cols})")
