@@ -127,10 +127,9 @@ def planted_bugs(kernels) -> Verdict | None:
             return not_yet(*tile)
         if state == "other" and (big := models.count_past_block(kernels.simulated, err, bug.n)):
             return not_yet(*big)
-        if state == "other" and (twice := models.thread_counted_twice(err)):
-            return not_yet(*twice)
-        if state == "other" and (started := models.mean_started_by_every_thread(err)):
-            return not_yet(*started)
+        if state == "other" and (named := models.thread_counted_twice(err) or models.mean_at_first(
+                err) or models.mean_started_by_every_thread(err)):
+            return not_yet(*named)
         if state == "other":
             return not_yet(*EXERCISE.failure(
                 f"the kernel failed in the launch that looks for {bug.name}, on a mistake that "

@@ -304,6 +304,24 @@ def thread_counted_twice(err):
             "int first = blockIdx.x * BLOCK; then i = first + t")
 
 
+def mean_at_first(err):
+    """(what happened, hint) where block b > 0 went past means at means[b * BLOCK] (``err``, the
+    bounds check's): the mean indexed by the block's first element, first, not by its number.
+    None otherwise."""
+    block = tuple(getattr(err, "block", None) or (0,))[0]
+    length = getattr(err, "length", None)
+    if getattr(err, "kind", None) != "out of bounds" or getattr(err, "array", None) != "means" \
+            or not block or err.element != block * BLOCK or not length:
+        return None
+    did = {True: "wrote its mean at", False: "read its mean from"}.get(err.is_write, "went to")
+    return (f"means holds one mean a block, {length} here (means[0] to means[{length - 1}]), "
+            f"but block {block} {did} means[{err.element}] (at "
+            f"{os.path.basename(err.line or '?')}, found by the bounds checks), the index of its "
+            f"first element, first = blockIdx.x * {BLOCK}, not the block's number, {block}",
+            "store and read the block's mean at its block's number: means[blockIdx.x] = sum / "
+            "count, and y[i] = x[i] - means[blockIdx.x]")
+
+
 def mean_started_by_every_thread(err):
     """(what happened, hint) where the race check found, in one block, a thread other than 0
     storing the block's mean, means[b], on a line above one where thread 0 accesses it (its sum):

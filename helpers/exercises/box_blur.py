@@ -14,7 +14,8 @@ import numpy as np
 from helpers.exercises import flat_split, near, speed
 from helpers.exercises.box_blur_loads import (clamped_before_offset, clamped_short, diagonal,
                                               flat_clamped, halo_on_one_side, late_start,
-                                              not_shared, origin_shifted, sides_swapped,
+                                              not_shared, origin_shifted, rows_past_the_tile,
+                                              sides_swapped,
                                               steps_by_the_tile, stored_at_own_slot, tile_races,
                                               tile_steps, tiled)
 from helpers.exercises.common import Input, Output, close
@@ -70,6 +71,7 @@ def _refine(failure):
     yield from halo_on_one_side(failure, BLOCK, RADIUS)
     yield from sides_swapped(failure, BLOCK, RADIUS)
     yield from flat_split.mistakes(failure.error, BLOCK, (TILE_Y, TILE_X))
+    yield from rows_past_the_tile(failure, BLOCK, RADIUS)
     if getattr(failure.error, "declared", None) in (f"float [{TILE_Y}][{TILE_X}]",
                                                     f"float [{TILE_X}]"):
         yield (f"tile is declared as it should be, [{TILE_Y}][{TILE_X}], and an index into it "

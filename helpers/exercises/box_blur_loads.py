@@ -300,6 +300,39 @@ def halo_on_one_side(failure, block, radius):
                    "#define TILE_X (BLOCK_X + 2 * RADIUS) and TILE_Y (BLOCK_Y + 2 * RADIUS)")
 
 
+def _load_loops(kernels):
+    """{the word a for loop steps by (its += operand): the word its condition's < compares with}
+    over the kernel's text; {} where it cannot be read."""
+    from helpers.exercises.microscope import kernel_words
+    from helpers.sim.compile.kernel_text import closing
+
+    _, tokens, words, body, end = kernel_words(kernels) or (None, None, [], 0, 0)
+    headers = [words[i + 2:closing(tokens, i + 1)] for i in range(body, end)
+               if words[i] == "for" and words[i + 1] == "("]
+    return {h[h.index("+=") + 1]: h[h.index("<") + 1] for h in headers
+            if "<" in h[:-1] and "+=" in h[:-1]}
+
+
+def rows_past_the_tile(failure, block, radius):
+    """An index into the tile's rows (its fields: TILE_Y rows declared) at threadIdx.y plus a
+    whole number of BLOCK_Y steps, past the last row, where the loop stepping by BLOCK_Y runs
+    while below another bound than TILE_Y (TILE_X: the two loops' bounds swapped)."""
+    err, (tx, ty) = failure.error, (block[0] + 2 * radius, block[1] + 2 * radius)
+    if failure.kind != "array bounds" or err.thread is None or err.length != ty or \
+            not err.element >= ty or (err.element - err.thread[1]) % block[1] or \
+            (bound := _load_loops(failure.kernel).get("BLOCK_Y", "TILE_Y")) == "TILE_Y":
+        return
+    swapped = _load_loops(failure.kernel).get("BLOCK_X") == "TILE_Y"
+    yield (f"thread {err.thread} of block {err.block} reached tile row {err.element} at line "
+           f"{str(err.line).rsplit(':', 1)[-1]}, past the tile's {ty} rows: the loop over the rows "
+           f"(ty += BLOCK_Y) runs while ty < {bound}" + (
+               f" ({tx}), and the one over the columns (tx += BLOCK_X) while tx < TILE_Y ({ty}): "
+               f"the bounds swapped, so the load also leaves the tile's columns from {ty} on "
+               "unloaded" if swapped else ", not TILE_Y"),
+           "rows go to TILE_Y and columns to TILE_X: for (int ty = threadIdx.y; ty < TILE_Y; "
+           "ty += BLOCK_Y) for (int tx = threadIdx.x; tx < TILE_X; tx += BLOCK_X)")
+
+
 def sides_swapped(failure, block, radius):
     """An index into a tile row of TILE_Y floats (its fields: the innermost size declared, the
     index) at a column TILE_Y to TILE_X - 1: the tile declared [TILE_X][TILE_Y], its sides

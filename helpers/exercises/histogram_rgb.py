@@ -16,7 +16,8 @@ from helpers.exercises.common import Output
 from helpers.exercises.barrier_if import (LOOP_BARRIER_HINT, after_a_strided_loop, barrier_in_a_loop,
                                           loop_barrier_apart)
 from helpers.exercises.histogram_rgb_counts import (BARRIER_HINT, BINS,
-                                                   added_into_the_thread_s_bin, one_a_block,
+                                                   added_into_the_thread_s_bin, cleared_as_if_256,
+                                                   one_a_block,
                                                    channel_loop_past_3,
                                                    values_added, adding_steps_by_the_grid,
                                                    adding_steps_by_the_grid_s_threads, reference,
@@ -203,6 +204,7 @@ def _mistakes(case, run):
     yield from adding_steps_by_the_grid(got, rgb, case)
     if (got >= want).all() and (got > want).any():
         yield from _cleared_by_block_0(run, case)
+        yield from cleared_as_if_256(_uncleared(run, case), case["block"])
     yield from uncleared_bins(got, 3 * n)
     if got.reshape(3, 256)[:, PAD].any() and not (got - want).reshape(3, 256)[:, :PAD].any():
         yield ("bytes past the end of the image were counted (the checker put 255 there)",

@@ -75,6 +75,21 @@ def wrong_counts(got, want, rgb, case):
                "blockDim.x + threadIdx.x; j < 3 * n; j += blockDim.x * gridDim.x)")
 
 
+def cleared_as_if_256(err, block):
+    """Bins too high where the init check's read of an uncleared shared bin (``err``) found its
+    block had cleared exactly the bins b with b % 256 < blockDim.x: three stores a thread,
+    local[threadIdx.x], + 256 and + 512, all 768 bins only with 256 threads a block."""
+    if err is None or not block < 256 or \
+            tuple(err.written or ()) != tuple(b for b in range(BINS) if b % 256 < block):
+        return
+    yield (f"your clear covers local[threadIdx.x], local[threadIdx.x + 256] and local[threadIdx.x "
+           f"+ 512], which is all 768 bins only with 256 threads a block: with block = ({block}, "
+           f"1, 1), bins {block} to 255 of each channel were never set to 0, and thread "
+           f"{err.thread[0]} of block {err.block[0]} counted into local[{err.element}], one of "
+           "them (found by the init check)", "step by the block's size, whatever it is: for (int "
+           "b = threadIdx.x; b < 768; b += blockDim.x) local[b] = 0;")
+
+
 def uncleared_bins(got, size):
     """Bins that count more than the image's ``size`` bytes, which no count gives: they did not
     start at 0 (bins 256 to 767 alone: the clearing stopped at 256, one channel's levels)."""

@@ -32,7 +32,8 @@ from helpers.exercises.microscope import (accesses_of, kernel_words, observe, ob
 from helpers.exercises.reverse_chunks_models import (CHUNK, count_one_short, count_without_first,
                                                      global_thread_index, lane_as_place,
                                                      last_as_whole, load_past_count, load_times_chunk,
-                                                     mirror_one_past, partial_chunk_left_out,
+                                                     mirror_one_past, one_chunk_a_block,
+                                                     partial_chunk_left_out,
                                                      private_tile, store_unguarded)
 from helpers.exercises.verdict import not_yet
 
@@ -321,6 +322,14 @@ def _mirrored_twice(kernels):
            "mirror one side only: y[first + t] = tile[count - 1 - t]")
 
 
+def _looped(kernels):
+    """Whether the kernel's body has a loop (for, while); None where its text cannot be read."""
+    if (text := kernel_words(kernels)) is None:
+        return None
+    _, _, words, body, end = text
+    return bool({"for", "while"} & set(words[body:end]))
+
+
 def _mistakes(case, run):
     """The mistakes one launch on the chosen backend shows."""
     n, blocks = case
@@ -334,6 +343,7 @@ def _mistakes(case, run):
         yield from partial_chunk_left_out(n, run.out.unwritten, got, want)
         yield from count_one_short(n, x, run.out.unwritten, got, want)
         yield from global_thread_index(n, blocks, run.out.unwritten, got, want)
+        yield from one_chunk_a_block(n, blocks, run.out.unwritten, got, want, _looped(run.kernel))
         yield (f"{int(run.out.unwritten.sum())} of the {n:,} elements of y were never written "
                f"(the first is y[{int(np.argmax(run.out.unwritten))}])",
                "a block takes every gridDim.x-th chunk: first += gridDim.x * CHUNK")

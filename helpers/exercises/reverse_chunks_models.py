@@ -79,6 +79,28 @@ def global_thread_index(n, blocks, unwritten, got, want):
            "block's place is in the chunk it starts from, first = blockIdx.x * CHUNK")
 
 
+def one_chunk_a_block(n, blocks, unwritten, got, want, looped):
+    """Each block reversed its chunk blockIdx.x alone: chunks 0 to gridDim.x - 1 right, every
+    later one never written; ``looped`` says whether the kernel's text has a loop (False: none,
+    the tile's reuse removed with the loop; None: its text unread)."""
+    first = blocks * CHUNK
+    if first >= n or not unwritten[first:].all() or unwritten[:first].any() or \
+            not np.array_equal(got[:first], want[:first]):
+        return
+    chunks = -(-n // CHUNK)
+    left = {1: f"chunk {blocks}", 2: f"chunks {blocks} and {blocks + 1}"}.get(
+        chunks - blocks, f"chunks {blocks} to {chunks - 1}")
+    why = {False: "your kernel has no loop over chunks: ", True: "its loop ended after one turn: "}
+    yield (f"{why.get(looped, '')}each block reversed only its chunk blockIdx.x (first = "
+           f"blockIdx.x * CHUNK), so with grid = ({blocks}, 1) over {chunks} chunks, {left} "
+           f"(y[{first}] to y[{n - 1}], {n - first} elements) were never "
+           "written", "a block takes every gridDim.x-th chunk: step the loop over them, first += "
+           "gridDim.x * CHUNK" if looped else "a grid may have fewer blocks than chunks: loop over "
+           "them, for (int first = blockIdx.x * CHUNK; first < n; first += gridDim.x * CHUNK), "
+           "and end the loop's body with a second __syncthreads() (outside the if), so the next "
+           "chunk's stores into tile wait until every thread has read this one's")
+
+
 def count_one_short(n, x, unwritten, got, want):
     """count = min(CHUNK, n - first - 1), n - 1 taken as the last index: every chunk but the last
     right (it has more than CHUNK elements after its start), the last one counted one short, its

@@ -172,6 +172,16 @@ WRONG = {
                                      "rows are TILE_Y = 12 floats long", "thread (0, 0, 0) of block "
                                      "(0, 0, 0) reached column 32", "Hint: declare it rows first, as it "
                                      "is indexed: __shared__ float tile[TILE_Y][TILE_X]"]),
+    # blind audit AI (was '... indexed an array past the size it was declared with (index 16) ...
+    # Hint: tile is declared as it should be, [12][36] ... tile[row][column] takes the row first,
+    # tile[threadIdx.y + dy][threadIdx.x + dx]', the window blamed): the load loops' bounds swapped
+    "tile_loop_bounds_swapped": ([("ty < TILE_Y; ty += BLOCK_Y", "ty < TILE_X; ty += BLOCK_Y"),
+                                  ("tx < TILE_X; tx += BLOCK_X", "tx < TILE_Y; tx += BLOCK_X")],
+                                 ["thread (0, 0, 0) of block (0, 0, 0) reached tile row 16",
+                                  "past the tile's 12 rows", "the loop over the rows (ty += "
+                                  "BLOCK_Y) runs while ty < TILE_X", "the bounds swapped",
+                                  "Hint: rows go to TILE_Y and columns to TILE_X: for (int ty = "
+                                  "threadIdx.y; ty < TILE_Y; ty += BLOCK_Y)"]),
     "tile_indices_swapped": ([("tile[threadIdx.y + dy][threadIdx.x + dx]",
                                "tile[threadIdx.x + dx][threadIdx.y + dy]")],
                              ["indexed an array past the size", "tile[row][column] takes the row"]),

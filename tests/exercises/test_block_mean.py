@@ -262,6 +262,16 @@ WRONG = {
                          ["a data race on means[0]", "block (1, 0, 0) writes it",
                           "Hint: thread 0 of each block stored its block's mean in means[0]",
                           "means[blockIdx.x] = sum / count"]),
+    # blind audit AI (was '... on a mistake that is not one of the planted bugs: ... a write of
+    # means[256] ... Hint: means has 4 elements ...: check that index against that size'): the
+    # block's mean stored and read at means[first], the block's first element, not its number
+    "mean_at_the_block_s_first_element": ([("means[blockIdx.x] = sum / count;", "means[first] = sum / count;"),
+                                           ("y[i] = x[i] - means[blockIdx.x];", "y[i] = x[i] - means[first];")],
+                                          ["means holds one mean a block, 4 here",
+                                           "block 1 wrote its mean at means[256]",
+                                           "the index of its first element, first = blockIdx.x * 256",
+                                           "Hint: store and read the block's mean at its block's "
+                                           "number: means[blockIdx.x] = sum / count"]),
     # blind audit TA-block_mean-1: a local sum taken as shared, y[i] = x[i] - sum / count, 0 in
     # every thread but thread 0 (was 'y is wrong: y[1] = 0.83..., NumPy's is 0.85... Hint: y[i] =
     # x[i] - means[blockIdx.x], after a barrier ...', silent on the pattern and on sum)
@@ -295,7 +305,9 @@ WRONG = {
                                     "< count; k++)", "tile[t] = i < n ? x[i] : 0.0f"]),
 }
 # The simulator only: on a GPU a barrier that some threads of the block never reach may hang
-SIMULATOR_ONLY = {"returns_before_the_barriers": "a barrier that threads 232 to 255 of the last "
+SIMULATOR_ONLY = {"mean_at_the_block_s_first_element": "means[256] written past its 4 elements: "
+                                                       "undefined on a GPU",
+                  "returns_before_the_barriers": "a barrier that threads 232 to 255 of the last "
                                                  "block never reach: undefined on a GPU",
                   "sum_over_the_unstored_tile": "tile[232] to tile[255] never stored: on a GPU "
                                                 "they hold whatever was there, often 0"}

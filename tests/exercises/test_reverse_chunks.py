@@ -133,6 +133,17 @@ WRONG = {
                          "hint": "tile[count - 1 - t]"}),
     "reversed_one_place_off": ([(READ, "y[first + t] = tile[(count - t) % CHUNK];")],
                                {"problem": "one place off", "hint": "tile[count - 1 - t]"}),
+    # blind audit AI (was '488 of the 1,000 elements of y were never written ... Hint: a block
+    # takes every gridDim.x-th chunk: first += gridDim.x * CHUNK'): the race 'fixed' by dropping
+    # the loop, one chunk a block, if (first < n)
+    "no_loop_one_chunk_a_block": ([(FIX, ""), ("    for (int first = blockIdx.x * CHUNK; first < n; first += gridDim.x * CHUNK) {",
+                                               "    int first = blockIdx.x * CHUNK;\n    if (first < n) {")],
+                                  {"problem": ["your kernel has no loop over chunks",
+                                               "each block reversed only its chunk blockIdx.x",
+                                               "chunks 2 and 3 (y[512] to y[999], 488 elements) "
+                                               "were never written"],
+                                   "hint": ["for (int first = blockIdx.x * CHUNK; first < n; first "
+                                            "+= gridDim.x * CHUNK)", "a second __syncthreads()"]}),
     "chunks_of_the_first_block_only": ([("first += gridDim.x * CHUNK", "first += n")],
                                        {"problem": "never written", "hint": "gridDim.x * CHUNK"}),
     # blind audit TIB-reverse_chunks-1: the loop's condition first + CHUNK <= n (was '232 of the
