@@ -20,7 +20,7 @@ from helpers.exercises.common import Input, Output
 from helpers.exercises.coverage import Grid, Words, never_written, past_the_end, reached
 from helpers.exercises.hidden import grids
 from helpers.exercises.kernel import Launch
-from helpers.exercises.mirror_opencl_models import group_id, groups_apart
+from helpers.exercises.mirror_opencl_models import fraction_dropped, group_id, groups_apart
 from helpers.exercises.opencl_kernel import (OpenCLExercise, buffers_out_first, code_line,
                                              kernel_code, one_global_id, one_index_split,
                                              one_local_id)
@@ -50,10 +50,10 @@ def _where(case):
             f"global size = {case.threads}")
 
 
-def _launch(case):
+def _launch(case, scale=1):
     image = np.random.default_rng(case.width * case.height).uniform(0, 1, (case.height,
                                                                            case.width))
-    image = image.astype(np.float32)
+    image = (image * scale).astype(np.float32)
     return Launch((Input(image, after=case.span(), junk=JUNK),
                    Output((case.height, case.width), guard=case.span()),
                    np.int32(case.width), np.int32(case.height)),
@@ -89,7 +89,21 @@ def _mistakes(case, run, reports):
     yield from _across_the_height(run.model, out.got, case)  # reads before in: before reports
     yield from _from_the_row_above(run.model, out.got, case)
     yield from reports
+    yield from fraction_dropped(out.got, run.model[:, ::-1], lambda scale: _relaunch(run, case,
+                                                                                   scale))
     yield from _wrong_values(run.model, out.got, case, kernel_code(run.kernel))
+
+
+def _relaunch(run, case, scale):
+    """(got, want) of ``run``'s kernel launched on the case's image times ``scale``; None where
+    that launch failed."""
+    from helpers.ch12 import oclgrind, opencl
+
+    try:
+        again, _ = EXERCISE.run(run.kernel, _launch(case, scale))
+    except (opencl.cl.Error, oclgrind.Failed, oclgrind.Stopped):
+        return None
+    return again.out.got, again.model[:, ::-1]
 
 
 def _sides_swapped(out, case, image, code):
