@@ -30,16 +30,28 @@ def pointer_tested(kernels):
 
 
 def guard_lets_n_through(kernels, launch, junk):
-    """A guard that lets thread i = n through (i > n where i >= n belongs): on the simulator
-    (``launch``, a small image, traced) thread n alone, of the threads past the end, read depth,
-    at depth[n], the first element past the last pixel (``junk``, the farthest range kept)."""
+    """A guard that lets thread i = n through (i > n where i >= n belongs), or one inverted (i < n
+    where i >= n belongs): on the simulator (``launch``, a small image, traced) thread n alone, of
+    the threads past the end, read depth, at depth[n], the first element past the last pixel
+    (``junk``, the farthest range kept); or every thread past the end read depth and none below n."""
     kept = accesses_of(kernels, launch, "past n", 4096)
     if kept is None:
         return
-    n = launch.model.size
-    read = kept[(kept["array"] == "depth") & ~kept["write"] & (kept["index"] >= n)]
-    threads = set((read["block"].astype(int) * launch.block[0] + read["thread"]).tolist())
-    if set(read["index"].tolist()) != {n} or threads != {n}:
+    n, total = launch.model.size, launch.block[0] * launch.grid[0]
+    read = kept[(kept["array"] == "depth") & ~kept["write"]]
+    past = read[read["index"] >= n]
+
+    def threads(of):
+        return set((of["block"].astype(int) * launch.block[0] + of["thread"]).tolist())
+
+    if threads(read) == set(range(n, total)) and n < total:
+        yield (f"the bounds guard is inverted: if (i < n) return; sends away every thread with a "
+               f"pixel and lets only those past the end through, which read what lies past depth "
+               f"({junk}): a trace of a small image of n = {n} pixels has "
+               f"threads {n} to {total - 1} alone read depth, and no pixel looked at",
+               "return when i >= n, not i < n: if (i >= n) return; sends away the threads past "
+               "the end and keeps those with a pixel (depth[0] to depth[n - 1])")
+    if set(past["index"].tolist()) != {n} or threads(past) != {n}:
         return
     yield (f"the farthest depth came out {junk}, what lies just past the end of depth: the "
            "bounds guard lets thread i = n through (i > n, where i >= n is needed), and it read "

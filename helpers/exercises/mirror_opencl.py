@@ -20,10 +20,10 @@ from helpers.exercises.common import Input, Output
 from helpers.exercises.coverage import Grid, Words, never_written, past_the_end, reached
 from helpers.exercises.hidden import grids
 from helpers.exercises.kernel import Launch
-from helpers.exercises.mirror_opencl_models import group_id, groups_apart
+from helpers.exercises.mirror_opencl_models import fraction_dropped, group_id, groups_apart
 from helpers.exercises.opencl_kernel import (OpenCLExercise, buffers_out_first, code_line,
                                              kernel_code, one_global_id, one_index_split,
-                                             one_local_id)
+                                             one_local_id, sides_swapped)
 
 CASES = [Grid(37, 53, (16, 16)), Grid(71, 45, (32, 8))]
 JUNK = np.float32(-1e6)   # what in holds past its end
@@ -50,10 +50,10 @@ def _where(case):
             f"global size = {case.threads}")
 
 
-def _launch(case):
+def _launch(case, scale=1):
     image = np.random.default_rng(case.width * case.height).uniform(0, 1, (case.height,
                                                                            case.width))
-    image = image.astype(np.float32)
+    image = (image * scale).astype(np.float32)
     return Launch((Input(image, after=case.span(), junk=JUNK),
                    Output((case.height, case.width), guard=case.span()),
                    np.int32(case.width), np.int32(case.height)),
@@ -89,35 +89,32 @@ def _mistakes(case, run, reports):
     yield from _across_the_height(run.model, out.got, case)  # reads before in: before reports
     yield from _from_the_row_above(run.model, out.got, case)
     yield from reports
+    yield from fraction_dropped(out.got, run.model[:, ::-1], lambda scale: _relaunch(run, case,
+                                                                                   scale))
     yield from _wrong_values(run.model, out.got, case, kernel_code(run.kernel))
 
 
+def _relaunch(run, case, scale):
+    """(got, want) of ``run``'s kernel launched on the case's image times ``scale``; None where
+    that launch failed."""
+    from helpers.ch12 import oclgrind, opencl
+
+    try:
+        again, _ = EXERCISE.run(run.kernel, _launch(case, scale))
+    except (opencl.cl.Error, oclgrind.Failed, oclgrind.Stopped):
+        return None
+    return again.out.got, again.model[:, ::-1]
+
+
 def _sides_swapped(out, case, image, code):
-    """The kernel's width and height the host's other way round (int height, int width in its
-    signature, or the two names swapped throughout): out written as a mirror of rows height
-    pixels long, for the work-items with x < height and y < width, the rest never written."""
-    width, height = case.height, case.width   # as the kernel sees them
-    if width == height:
-        return
-    model, written = np.full(image.size, np.nan, np.float32), np.zeros(image.size, bool)
-    for y in range(min(height, case.threads[1])):
-        x = np.arange(min(width, case.threads[0]))
-        model[y * width + x], written[y * width + x] = image.ravel()[y * width + width - 1 - x], True
-    if out.past.size or not np.array_equal(~out.unwritten.ravel(), written) or not \
-            np.array_equal(out.got.ravel()[written], model[written]):
-        return
-    declared = re.search(r"\bint\s+height\s*,\s*int\s+width\s*\)", code)
-    fy, fx = np.argwhere(out.unwritten)[0] if out.unwritten.any() else (None, None)
-    missed = (f"; {int(out.unwritten.sum())} of {image.size} pixels were never written (the "
-              f"first is x = {fx}, y = {fy})" if fy is not None else "")
-    yield (("the kernel declares its int parameters as int height, int width, where the host "
-            "passes the image's width first" if declared else "the kernel's width and height "
-            "are swapped: it used height as a row's length and width as the rows' count") +
-           f": inside the kernel width = {width} and height = {height}, so each row was taken as "
-           f"{width} pixels long, where the image's rows are {case.width}{missed}",
-           "declare them in the host's order: __global float *out, int width, int height"
-           if declared else "width is the row's length (x < width, y * width) and height the "
-           "number of rows (y < height)")
+    """The kernel's width and height the host's other way round (``sides_swapped``): out written
+    as a mirror of rows height pixels long, for the work-items with x < height and y < width."""
+    width = case.height   # a row's length, as the kernel sees it
+    y, x = np.divmod(np.arange(image.size), width)
+    model = image.ravel()[np.minimum(y * width + width - 1 - x, image.size - 1)]
+    if not out.past.size:
+        yield from sides_swapped(case, out.unwritten, out.got.ravel() == model, code,
+                                 "__global float *out")
 
 
 def _read_from_out(code):

@@ -1,7 +1,8 @@
 """The models of ``helpers.exercises.mirror_opencl``: which pixels a kernel whose x or y is built
 from the wrong work-group numbers writes (``group_id``: the work-group's index alone;
 ``groups_apart``: its index times the number of work-groups, get_num_groups, where the
-work-group's size belongs), each named where the pixels written are exactly those, and right."""
+work-group's size belongs), each named where the pixels written are exactly those, and right;
+and ``fraction_dropped``: each pixel cut to a whole number on its way from in to out."""
 
 from __future__ import annotations
 
@@ -56,3 +57,27 @@ def groups_apart(out, case, image, code):
                f"gridDim) instead of g * {local} (get_local_size({dim}), the work-group's size, "
                f"CUDA's blockDim), so {how} and {rest} got no work-item", f"{side} = get_group_id({dim}) * get_local_size({dim}) + "
                f"get_local_id({dim}), or simply {side} = get_global_id({dim}) (the {name})")
+
+
+SCALE = 1000
+"""The image's values lie in [0, 1), where every pixel cut to a whole number is 0, as a kernel
+that stores 0 gives: a second launch on the image times SCALE tells the two apart."""
+
+
+def fraction_dropped(got, want, relaunch):
+    """Every pixel its mirror cut toward zero to a whole number, here and on the image times
+    SCALE (``relaunch(SCALE)``: (got, want) of that launch, or None where it failed): the pixel
+    went through an int (an int variable, or a cast) between in and out."""
+    if not np.array_equal(got, np.trunc(want)):
+        return
+    again = relaunch(SCALE)
+    if again is None or not np.count_nonzero(np.trunc(again[1])) or \
+            not np.array_equal(again[0], np.trunc(again[1])):
+        return
+    fy, fx = np.argwhere(got != want)[0]
+    yield (f"every pixel came out cut to a whole number, toward zero, its fraction lost (x = "
+           f"{fx}, y = {fy}: got {got[fy, fx]:g}, expected {want[fy, fx]:.6g}; on the image times "
+           f"{SCALE}: got {again[0][fy, fx]:g}, expected {again[1][fy, fx]:.6g}): the pixel went "
+           "through an int on its way from in to out (an int variable, or a cast to int)",
+           "keep the pixel a float: float v = in[y * width + (width - 1 - x)]; (or store "
+           "in[y * width + (width - 1 - x)] straight into out[y * width + x])")

@@ -169,6 +169,35 @@ def one_global_id(written, right):
                "range: x = get_global_id(0) (the column), y = get_global_id(1) (the row)")
 
 
+def sides_swapped(case, unwritten, right, code, out_param):
+    """The kernel's width and height the host's other way round (int height, int width in its
+    signature, or the two names swapped throughout): the pixels written (``unwritten``: those
+    never written, rows by columns) exactly those of the work-items with x < height and y < width,
+    each pixel y * height + x, and right there (``right``, a flat mask of the pixels holding what
+    such a kernel stores). ``out_param``: the output's declaration, for the hint."""
+    width, height = case.height, case.width   # as the kernel sees them
+    y, x = np.indices((min(height, case.threads[1]), min(width, case.threads[0])))
+    index = (y * width + x).ravel()
+    if width == height or index.max() >= unwritten.size:
+        return
+    written = np.zeros(unwritten.size, bool)
+    written[index] = True
+    if not np.array_equal(~unwritten.ravel(), written) or not right[written].all():
+        return
+    declared = re.search(r"\bint\s+height\s*,\s*int\s+width\s*\)", code)
+    fy, fx = np.argwhere(unwritten)[0] if unwritten.any() else (None, None)
+    missed = (f"; {int(unwritten.sum())} of {unwritten.size} pixels were never written (the "
+              f"first is x = {fx}, y = {fy})" if fy is not None else "")
+    yield (("the kernel declares its int parameters as int height, int width, where the host "
+            "passes the image's width first" if declared else "the kernel's width and height "
+            "are swapped: it used height as a row's length and width as the rows' count") +
+           f": inside the kernel width = {width} and height = {height}, so each row was taken as "
+           f"{width} pixels long, where the image's rows are {case.width}{missed}",
+           f"declare them in the host's order: {out_param}, int width, int height"
+           if declared else "width is the row's length (x < width, y * width) and height the "
+           "number of rows (y < height)")
+
+
 def one_local_id(written, right, grid, code):
     """One diagonal line of each work-group written (``written``: the pixels written, rows by
     columns, on ``grid``, a ``coverage.Grid``), and right there (``right``): x and y took the same

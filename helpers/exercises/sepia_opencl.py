@@ -18,7 +18,7 @@ from helpers.exercises import near
 from helpers.exercises import sepia
 from helpers.exercises.coverage import Words
 from helpers.exercises.opencl_kernel import (OpenCLExercise, buffers_out_first, code_line,
-                                             kernel_code, one_global_id)
+                                             kernel_code, one_global_id, sides_swapped)
 from helpers.exercises.sepia import CASES
 from helpers.exercises.sepia_guard import read_before_the_guard
 from helpers.exercises.sepia_models import CHANNEL_NAMES, ROUNDING_SLACK, four_bytes_a_pixel
@@ -63,6 +63,7 @@ def _mistakes(case, run, reports):
     yield from four_bytes_a_pixel(run.model, run.out, "work-item")  # RGBA's stride, reads past rgb
     yield from _row_step_scaled(run.model, run.out, code)  # reads past rgb
     yield from reports
+    yield from _sides_swapped(case, run.model, run.out, code)
     yield from _one_global_id(run.model, run.out)
     yield from _stored_over_another(run.model, run.out, code)
     if run.out.unwritten.all():
@@ -139,6 +140,15 @@ def _row_step_scaled(rgb, out, code):
                "bytes: i = y * width + x; a pixel's 3 bytes come in once, in rgb[3 * i], "
                "rgb[3 * i + 1], rgb[3 * i + 2] (and out's alike)")
         return
+
+
+def _sides_swapped(case, rgb, out, code):
+    """The kernel's width and height the host's other way round (``sides_swapped``): each pixel
+    is its own, so the pixels written, rows height pixels long, are right."""
+    right = ~sepia._differs(out.got, sepia.reference(rgb), rgb @ sepia.SEPIA.T).any(axis=2)
+    if not out.past.size:
+        yield from sides_swapped(case, out.unwritten.any(axis=2), right.ravel(), code,
+                                 "__global uchar *out")
 
 
 def _one_global_id(rgb, out):

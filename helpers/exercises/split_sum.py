@@ -19,6 +19,7 @@ from helpers.exercises.function import (Refused, check_function, context_mistake
                                         context_stack, current_device, from_file,
                                         run_catching, stopped_at_empty)
 from helpers.exercises.hidden import cases, success
+from helpers.exercises.split_sum_devices import on_more_devices
 from helpers.exercises.split_sum_order import freed_early, note_start, read_elsewhere, took_turns
 from helpers.exercises.verdict import Verdict, check_cases
 
@@ -168,6 +169,7 @@ def _mistakes(fn, contexts, n):
     yield from read_elsewhere(order)
     yield from took_turns(order)
     yield from freed_early(fn, held)
+    yield from on_more_devices(fn, n, len(contexts))
 
 
 ADD_HINT = ("read each partial sum back as a number before adding it: total += "

@@ -51,6 +51,12 @@ WRONG = {
     "guard_lets_n_through": ([("if (i >= n)", "if (i > n)")],
                              "the bounds guard lets thread i = n through (i > n, where i >= n is "
                              "needed)", "send away every thread from n on: if (i >= n) return;"),
+    # blind audit AIC-depth_range-1 (was 'the farthest depth came out 65000, what lies past the
+    # end of depth: threads past n read it ... Hint: ... if (i >= n) return; first', a guard the
+    # kernel has): the guard inverted, every thread with a pixel returns
+    "guard_inverted": ([("if (i >= n)", "if (i < n)")],
+                       "the bounds guard is inverted: if (i < n) return; sends away every thread "
+                       "with a pixel", "return when i >= n, not i < n"),
     "no_bounds_guard": ([("    if (i >= n)\n        return;\n", "")],
                         "what lies past the end of depth", "if (i >= n) return;"),
     # blind audit G19 (was 'range is {4294967295, 9000}, expected {250, 9000}, and the race

@@ -60,6 +60,13 @@ WRONG = {
                       "out holds its own poison: each pixel was read from out, not from in "
                       "(out[y * width + x] = out[y * width + (width - 1 - x)], line 15)",
                       "read the input: out[y * width + x] = in[y * width + (width - 1 - x)]"),
+    # blind audit AIC-mirror_opencl-1 (was '1961 of 1961 pixels are wrong (the first is x = 0,
+    # y = 0: got 0, expected 0.91443) ... Hint: pixel (x, y) of the mirror is ...', the mirror the
+    # kernel had right): the pixel read into an int temporary, cut to a whole number
+    "pixel_through_an_int": ([("out[y * width + x] = " + READ + ";",
+                               "int v = " + READ + ";\n    out[y * width + x] = v;")],
+                             "every pixel came out cut to a whole number, toward zero",
+                             "keep the pixel a float: float v = " + READ),
     "y_uses_the_local_id": ([(Y, "int y = get_local_id(1);")],
                             "only rows 0 to", "y uses get_local_id"),
     "x_and_y_local": ([(X, "int x = get_local_id(0);"), (Y, "int y = get_local_id(1);")],

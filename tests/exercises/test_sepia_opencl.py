@@ -22,6 +22,16 @@ WRONG = {
     "input_read_as_signed_char": ([("__global const uchar *rgb", "__global const char *rgb")],
                                   "were read as negative numbers: rgb is declared as char, which "
                                   "holds -128 to 127"),
+    # blind audit AIC-sepia_opencl-2 (was '185 of 1961 pixels were never written ... Hint: every
+    # pixel needs a work-item: x = get_global_id(0) ...', the body being right): the kernel's int
+    # parameters declared height, width, as mirror_opencl's test names it
+    "width_and_height_parameters_swapped": ([("__global uchar *out, int width, int height)",
+                                              "__global uchar *out, int height, int width)")],
+                                            ("the kernel declares its int parameters as int "
+                                             "height, int width, where the host passes the "
+                                             "image's width first: inside the kernel width = 37 "
+                                             "and height = 53", "declare them in the host's "
+                                             "order: __global uchar *out, int width, int height")),
     "channels_read_into_char": ([("float r = rgb[3 * i], g = rgb[3 * i + 1], b = rgb[3 * i + 2];",
                                   "char r = rgb[3 * i], g = rgb[3 * i + 1], b = rgb[3 * i + 2];")],
                                 "the channels were read into a char, which holds -128 to 127"),

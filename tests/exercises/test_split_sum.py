@@ -33,6 +33,12 @@ WRONG = {
                                "device 1's share was x[500:501], 1 element, where it is "
                                "x[500:1001]: hi = k + 1 * len(x) // n is k + (1 * len(x) // n)",
                                "put k + 1 in parentheses: hi = (k + 1) * len(x) // n"),
+    # blind audit AIC-split_sum-1 (was 'PASS: the sum is exact for every length ... each of the 2
+    # devices summed its share'): lo from a share size rounded down, hi from the notebook's
+    # formula; the same bounds on 2 devices, shares that overlap from 3 on
+    "lo_from_a_rounded_share_size": ([(BOUNDS, "lo, hi = k * (len(x) // n), (k + 1) * len(x) // n")],
+                                     "on 3 devices x[666] was summed twice, by devices 1 and 2",
+                                     "lo = k * len(x) // n, the same formula as hi"),
     # blind audit TFB-split_sum-1: hi taken as the share's last element, - 1 (was '2 of the 1001
     # elements were in no share ... Hint: device k's share is x[lo:hi], ...', the - 1 not named)
     "hi_minus_one": ([(BOUNDS, BOUNDS + " - 1")],
@@ -276,12 +282,19 @@ SPLIT_MISTAKES = {"device_0_alone", "tail_left_out", "shares_overlap", "outside_
 (the H200 run passed them all, and its verdict says to check on the simulator's two devices)."""
 
 
+THREE_DEVICE_MISTAKES = {"lo_from_a_rounded_share_size"}
+"""Mistakes in the split that only 3 devices or more show: the simulator presents them, a GPU
+machine has the devices it has."""
+
+
 @pytest.mark.parametrize("name", sorted(WRONG))
 def test_each_mistake_gets_its_verdict(name, capsys):
     from helpers.backend import BACKEND, drv
 
     if name in SPLIT_MISTAKES and BACKEND != "simulator" and drv.Device.count() < 2:
         pytest.skip("one device: the split is checked on the simulator's two devices")
+    if name in THREE_DEVICE_MISTAKES and BACKEND != "simulator" and drv.Device.count() < 3:
+        pytest.skip("fewer than 3 devices: these shares are checked on the simulator's three")
     replacements, problem, hint = WRONG[name]
     verdict = check_split_sum_function(function(replacements))
     assert not verdict.passed
