@@ -20,7 +20,7 @@ from helpers.exercises.causal_softmax_models import (
     max_of_first_columns, max_of_magnitudes, softmax, sum_without_max, sunk,
     unwritten_parts, visible, write_without_max)
 from helpers.exercises.causal_softmax_rows import (lanes_alike, written_past_the_last_row,
-                                                   refine, rows_misread, sum_before_the_max,
+                                                   max_by_fminf, refine, rows_misread, sum_before_the_max,
                                                    sum_maxed, sum_of_exp_less_max,
                                                    sum_shuffles_cut_short,
                                                    sum_shuffles_started_late, sum_stepped_by_one)
@@ -111,6 +111,7 @@ def _max_slips(x, got, bad, kernels):
                "combine the lanes' maxima with warp_max, whose shuffles take fmaxf: m = "
                "warp_max(m)")
     if np.isnan(got[visible(*x.shape)]).all():
+        yield from max_by_fminf(kernels)
         yield ("every visible y is NaN: m came out above every score (a max that starts at "
                "+INFINITY stays there), so each exp(x - m) is 0, the sum too, and 0 / 0 is NaN",
                "start the max below every score: float m = -INFINITY, then fmaxf over columns 0 "

@@ -1,7 +1,8 @@
 """Models of the causal softmax's rows read from the wrong place of x, of a warp_sum whose loop
 stopped before its last shuffles, and of a sum taken before the lanes' maxima were combined
 (``helpers.exercises.causal_softmax``); the hints for a crash in a shuffle (``refine``); the
-row guard that lets row == rows through (``written_past_the_last_row``)."""
+row guard that lets row == rows through (``written_past_the_last_row``); a max's loop by fminf
+(``max_by_fminf``)."""
 
 from __future__ import annotations
 
@@ -361,3 +362,16 @@ def guard_lets_row_rows_through(x, past, kernels, rows=3, cols=40):
            "warps past the last row: the two after it returned), so the guard if (row > rows) "
            "lets row == rows through", "rows run 0 to rows - 1: return where row >= rows (>=, "
            "not >): if (row >= rows) return;")
+
+
+def max_by_fminf(kernels):
+    """Every visible y NaN, and the kernel's body (its simulated twin's words) calls fminf: the
+    max's loop took the smaller, so m stayed at its -INFINITY start (a start at +INFINITY, which
+    gives the same NaN, is named after this)."""
+    from helpers.exercises.microscope import body_words
+
+    if "fminf" in body_words(kernels):
+        yield ("every visible y is NaN: m stayed -INFINITY, below every score: the max's loop "
+               "takes fminf, the smaller of the two, and fminf(-INFINITY, x) is -INFINITY, so "
+               "each exp(x - m) overflowed to inf, the sum too, and inf / inf is NaN",
+               "the max keeps the larger: m = fmaxf(m, __half2float(in[c]))")

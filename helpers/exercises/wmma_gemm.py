@@ -17,8 +17,8 @@ from helpers.exercises import wmma_tile
 from helpers.exercises.common import NEVER_SET, Input, Output
 from helpers.exercises.kernel import KernelExercise, Launch
 from helpers.exercises.verdict import matches
-from helpers.exercises.wmma_gemm_models import (LOOKALIKES, block_index_added, past_by_row_m,
-                                                tile_read, warp_is_the_lane)
+from helpers.exercises.wmma_gemm_models import (LOOKALIKES, a_tile_moved_down, block_index_added,
+                                                past_by_row_m, tile_read, warp_is_the_lane)
 
 CASES = [(48, 80, 32), (32, 48, 64), (16, 160, 48)]  # (M, K, N): 6, 8 and 3 tiles of C
 PAD = 4096  # zeros after each input, for a fragment that reads past its matrix
@@ -98,6 +98,7 @@ def _refine(failure):
     yield from _tile_col_by_16(failure)
     yield from _warp_of_16(failure)
     yield from warp_is_the_lane(failure)
+    yield from a_tile_moved_down(failure)
     if failure.kind == "misaligned address" and err.offset is not None and failure.launch:
         along = err.offset // 2 % int(failure.launch.args[4])   # A by rows, B by columns: K long
         yield (f"load_matrix_sync was given a tile that starts at element {along} along K, an odd "

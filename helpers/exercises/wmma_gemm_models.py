@@ -206,3 +206,29 @@ def warp_is_the_lane(failure):
            f"{m // 16}, had returned: a wmma call needs the warp's 32 lanes together, on one tile",
            "the warp's number is the thread's number in the grid divided by 32: warp = "
            "(blockIdx.x * blockDim.x + threadIdx.x) / 32")
+
+
+
+def a_tile_moved_down(failure):
+    """A read past the end of A at an element of the crashing warp's tile moved k rows down:
+    (tile_row * 16 + k) * K + K r + c, k a step of 16 along K, where tile_row * 16 * K + k
+    belongs. A is told by its allocation's size (its elements and the zeros after them), where
+    B's differs."""
+    err, launch, block = failure.error, failure.launch, failure.block
+    if failure.kind != "out of bounds" or err.is_write is not False or err.offset is None or \
+            launch is None or not block or not err.block or not err.thread or not err.allocation:
+        return
+    sizes = [2 * (spec.values.size + spec.after) for spec in launch.args[:2]]
+    m, k, n = (int(x) for x in launch.args[3:6])
+    warp = (err.block[0] * block[0] + err.thread[0]) // 32
+    tile_row, (row, column) = warp // (n // 16), divmod(err.offset // 2, k)
+    down = row - tile_row * 16
+    if err.allocation[1] != sizes[0] or sizes[0] == sizes[1] or column >= 16 or \
+            not 16 <= down < k:
+        return
+    yield (f"A's tile for step k started at row tile_row * 16 + k of A, (tile_row * 16 + k) * K: "
+           "k, the step along K, moved the tile down k rows of A instead of k columns along "
+           f"them; warp {warp} (tile_row {tile_row}) read row {row} at k = {down // 16 * 16}, "
+           f"past A's {m} rows, and the warps of tile_row 0 read wrong values without crashing",
+           "A's tile (tile_row, k / 16) starts at A + tile_row * 16 * K + k: tile_row * 16 * K "
+           "moves down to the tile's rows, k along them")

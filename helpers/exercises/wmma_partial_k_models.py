@@ -92,6 +92,11 @@ STAGINGS = [  # (a wrong staging, as staged's keywords given K and N), problem (
      "by K, so tile_row * 16 was added to the column, not to the row: the tiles of every row of "
      "C but the first staged A's rows 0 to 15, tile_row * 16 columns along",
      "write the parentheses: A[(tile_row * 16 + r) * K + k0 + col], the tile's row times K"),
+    (lambda k, n: dict(a_at=lambda tile, k0, r, col: tile[0] * 16 * k + k0 + col),
+     "As took A[tile_row * 16 * K + k0 + col], with no r: all 16 rows of As held A's row "
+     "tile_row * 16, the tile's first, so the 16 rows of each tile of C came out equal",
+     "the row inside the tile is r: As[w][r][col] = k0 + col < K ? A[(tile_row * 16 + r) * K "
+     "+ k0 + col] : __float2half(0.0f)"),
     (lambda k, n: dict(b_at=lambda tile, k0, r, col: (k0 + r) * n + tile[1] + col),
      "Bs took B's columns from tile_col + col, but tile tile_col starts tile_col * 16 columns "
      "along", "B[k0 + r][tile_col * 16 + col] is at B[(k0 + r) * N + tile_col * 16 + col]"),

@@ -107,6 +107,7 @@ def _mistakes(case, run):
     if not _is(got, a @ b):
         yield from _loaded_after_mma(run.kernel)
     if run.out.differs or (run.out.got == NEVER_SET).any():
+        yield from _filled_another(run.kernel)
         yield UNSET, "set it to 0 before mma_sync: wmma::fill_fragment(c, 0.0f)"
     if _is(got, a @ b):
         return
@@ -190,6 +191,27 @@ def _calls(words, name):
                 j += 1
             found.append((i, ["".join(arg) for arg in args]))
     return found
+
+
+def _filled_another(kernels):
+    """The accumulator never set, and the kernel's text calls fill_fragment, but on another
+    fragment than mma_sync's c (its last argument): one of the inputs, which a load may then
+    overwrite. The text is the simulated twin's (the same source on a GPU)."""
+    words = body_words(kernels)
+    mma, fills = _calls(words, "mma_sync"), _calls(words, "fill_fragment")
+    if len(mma) != 1 or len(mma[0][1]) != 4 or not fills or \
+            any(call[0] == mma[0][1][3] for _, call in fills):
+        return
+    at, call = fills[0]
+    frag, acc, args = call[0], mma[0][1][3], mma[0][1]
+    role = {args[1]: "mma_sync's a", args[2]: "mma_sync's b"}.get(frag, "another fragment")
+    loads = [load for i, load in _calls(words, "load_matrix_sync") if i > at and load[0] == frag]
+    over = f", and load_matrix_sync({', '.join(loads[0])}) then overwrote it" if loads else ""
+    yield (f"fill_fragment({', '.join(call)}) set {frag}, {role}, not the accumulator {acc}"
+           f"{over}: {acc} was never set, so it started with what its registers held (C "
+           "differs between two launches on the same A and B, or holds the simulator's value "
+           "of a local never set, -1.7e38)",
+           f"set the accumulator to 0 before mma_sync: wmma::fill_fragment({acc}, 0.0f)")
 
 
 def _loaded_after_mma(kernels):

@@ -231,6 +231,11 @@ WRONG = [
     # column); the max of the first 32 columns only (it passed both: the large scores lay there)
     ("max_from_plus_infinity", variant(KERNEL, ("float m = -INFINITY;", "float m = INFINITY;")),
      ["every visible y is NaN", "float m = -INFINITY"]),
+    # blind audit AI (was 'm came out above every score (a max that starts at +INFINITY ...'):
+    # fminf for fmaxf in the lanes' max loop, so m stays -INFINITY
+    ("max_loop_takes_fminf", variant(KERNEL, ("m = fmaxf(m, __half2float(in[c]));",
+                                              "m = fminf(m, __half2float(in[c]));")),
+     ["m stayed -INFINITY", "fminf(-INFINITY, x) is -INFINITY", "m = fmaxf(m, __half2float(in[c]))"]),
     # blind audit B: the lanes' maxima combined with warp_sum (the verdict blamed a max from
     # +INFINITY); warp_max called in the lanes' loop, whose turns differ from lane to lane
     ("maxima_summed", variant(KERNEL, ("    m = warp_max(m);\n", "    m = warp_sum(m);\n")),

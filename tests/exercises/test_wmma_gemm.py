@@ -130,6 +130,13 @@ WRONG = [
      ["A's fragments were loaded with leading dimension M, A's number of rows", "a row of A "
       "holds K elements", "Hint: the leading dimension of row-major A is the length of its rows, "
       "K: load_matrix_sync(a, A + tile_row * 16 * K + k, K)"]),
+    # blind audit AI (was 'the kernel crashed: ... a read of A ... 769 bytes past the end ... Hint:
+    # each tile starts inside its matrix'): A's tile moved k rows down, (tile_row * 16 + k) * K
+    ("a_tile_k_rows_down", variant(KERNEL, (LOAD_A, LOAD_A.replace("tile_row * 16 * K + k",
+                                                                   "(tile_row * 16 + k) * K"))),
+     ["A's tile for step k started at row tile_row * 16 + k", "moved the tile down k rows of A",
+      "instead of k columns along them", "Hint: A's tile (tile_row, k / 16) starts at A + "
+      "tile_row * 16 * K + k"]),
     ("b_leading_dimension_n", variant(KERNEL, (LOAD_B, LOAD_B.replace(", K);", ", N);"))),
      ["B's fragments were loaded with leading dimension N", "a column holds K elements"]),
     # blind audit O14 (was 'C is not A B (C[25][6] = 8.58, expected -5.779)' and the checklist)
@@ -299,6 +306,7 @@ MISALIGNED_ON_A_GPU = ("load_matrix_sync from an odd element of A: a GPU's \"mis
 SIMULATOR_ONLY = {"accumulator_never_set": "a GPU's registers may hold the same in both launches",
                   "c_tile_rows_k_apart": "stores past the end of C",
                   "tile_col_modulo_16": "reads far past the end of B",
+                  "a_tile_k_rows_down": "reads past the end of A",
                   "k_steps_by_1": MISALIGNED_ON_A_GPU, "loop_counts_tiles": MISALIGNED_ON_A_GPU,
                   "a_offset_k_over_16": MISALIGNED_ON_A_GPU,
                   # C's tile at column tile_col: store_matrix_sync at a float not 32 bytes

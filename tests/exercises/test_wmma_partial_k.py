@@ -9,6 +9,7 @@ import pytest
 from kernel_sources import (assert_mistake_named, assert_refused_and_named, compile_variant_pairs,
                             solution, variant)
 
+from helpers.backend import BACKEND
 from helpers.exercises import wmma_partial_k as checker
 
 KERNEL = solution("wmma_partial_k.cu")
@@ -37,6 +38,13 @@ WRONG = [
       "Hint: B is stored row after row, N elements a row"]),
     # blind audit TIB-wmma_partial_k-1: A's staging index without its parentheses (was 'only the
     # first 16 rows of C are right ... Hint: ... check the indices of the loads that feed them')
+    # blind audit AI (was 'C is not A B (C[23][40] = 6.008, expected -5.251) ... Hint: stage
+    # A[tile_row * 16 + r][k0 + col] ...'): A's staging index without r, every row the tile's first
+    ("a_staging_without_r", variant(KERNEL, ("A[(tile_row * 16 + r) * K + k0 + col]",
+                                             "A[tile_row * 16 * K + k0 + col]")),
+     ["As took A[tile_row * 16 * K + k0 + col], with no r: all 16 rows of As held A's row "
+      "tile_row * 16", "Hint: the row inside the tile is r: As[w][r][col] = k0 + col < K ? "
+      "A[(tile_row * 16 + r) * K + k0 + col]"]),
     ("a_row_offset_added_to_the_column", variant(KERNEL, ("A[(tile_row * 16 + r) * K + k0 + col]",
                                                           "A[tile_row * 16 + r * K + k0 + col]")),
      ["As took A[tile_row * 16 + r * K + k0 + col]: without the parentheses only r is multiplied "
@@ -56,12 +64,10 @@ WRONG = [
     ("accumulator_zeroed_in_the_loop",
      variant(KERNEL, ("    wmma::fill_fragment(c, 0.0f);\n    " + LOOP + "\n",
                       "    " + LOOP + "\n        wmma::fill_fragment(c, 0.0f);\n")),
-     ["C holds the last step's products alone, k = 32 to 39",
-      "fill_fragment(c, 0.0f) inside the loop", "Hint: fill the accumulator with 0 once, before "
-      "the loop"]),
+     ["C holds the last step's products alone, k = 32 to 39", "fill_fragment(c, 0.0f) inside the "
+      "loop", "Hint: fill the accumulator with 0 once, before the loop"]),
     ("nothing_staged", variant(KERNEL, (STAGE_A, "As[w][r][col] = __float2half(0.0f);"),
-                               (STAGE_B, "Bs[w][r][col] = __float2half(0.0f);")),
-     ["C is all zeros"]),
+                               (STAGE_B, "Bs[w][r][col] = __float2half(0.0f);")), ["C is all zeros"]),
     ("store_with_ld_16", variant(KERNEL, ("c, N, wmma::mem_row_major", "c, 16, wmma::mem_row_major")),
      ["stored with a leading dimension of 16", "store_matrix_sync(C + ..., c, N"]),
     # blind audit TJB-wmma_partial_k-1: C stored with leading dimension K (was '240 elements of C
@@ -264,9 +270,8 @@ WRONG = [
       "rows 40 to 47 were read from past the end of B", "Hint: guard B's row with K"]),
     # blind audit K15: past K the index clamped to K - 1 (was 'C is not A B (C[8][28] = -7.33,
     # expected 0.1987)' and the staging recipe)
-    ("clamped_to_k_minus_1",
-     variant(KERNEL, (STAGE_A, "As[w][r][col] = A[(tile_row * 16 + r) * K + min(k0 + col, K - 1)];"),
-             (STAGE_B, "Bs[w][r][col] = B[min(k0 + r, K - 1) * N + tile_col * 16 + col];")),
+    ("clamped_to_k_minus_1", variant(KERNEL, (STAGE_A, "As[w][r][col] = A[(tile_row * 16 + r) * K + min(k0 + col, K - 1)];"),
+                                     (STAGE_B, "Bs[w][r][col] = B[min(k0 + r, K - 1) * N + tile_col * 16 + col];")),
      ["C is A B plus 8 more products of A's last column (k = 39) and B's last row",
       "repeated element K - 1 = 39", "Hint: past K there is no matrix: stage 0 there"]),
     # blind audit M15: the guards compare the index within the tile with K % 16 (was 'C is not A
@@ -279,21 +284,18 @@ WRONG = [
       "Bs compare the index within the tile, col and r, with K % 16",
       "Hint: compare the element's k with K: As[w][r][col] = k0 + col < K ? A[...] : "
       "__float2half(0.0f), and Bs[w][r][col] = k0 + r < K ?"]),
-    ("a_guard_within_the_tile_against_k_mod_16",
-     variant(KERNEL, (STAGE_A, STAGE_A.replace("k0 + col < K", "col < K % 16"))),
+    ("a_guard_within_the_tile_against_k_mod_16", variant(KERNEL, (STAGE_A, STAGE_A.replace("k0 + col < K", "col < K % 16"))),
      ["every step staged A's tile as if it were the last, partial one: As's zero guard compares "
       "the index within the tile, col, with K % 16", "Hint: compare the element's k with K: "
       "As[w][r][col] = k0 + col < K ? A[...] : __float2half(0.0f)\n"]),
-    ("b_guard_within_the_tile_against_k_mod_16",
-     variant(KERNEL, (STAGE_B, STAGE_B.replace("k0 + r < K", "r < K % 16"))),
+    ("b_guard_within_the_tile_against_k_mod_16", variant(KERNEL, (STAGE_B, STAGE_B.replace("k0 + r < K", "r < K % 16"))),
      ["every step staged B's tile as if it were the last", "Bs's zero guard compares the index "
       "within the tile, r,", "Hint: compare the element's k with K: Bs[w][r][col] = k0 + r < K ? "
       "B[...] : __float2half(0.0f)\n"]),
     # blind audit Q15: both zero guards test both tile indices, k0 + r < K && k0 + col < K (was
     # 'C is not A B (C[19][43] = 2.652, expected -0.2391)' and the staging recipe)
-    ("guards_test_both_indices",
-     variant(KERNEL, (STAGE_A, STAGE_A.replace("k0 + col < K", "k0 + r < K && k0 + col < K")),
-             (STAGE_B, STAGE_B.replace("k0 + r < K", "k0 + r < K && k0 + col < K"))),
+    ("guards_test_both_indices", variant(KERNEL, (STAGE_A, STAGE_A.replace("k0 + col < K", "k0 + r < K && k0 + col < K")),
+                                         (STAGE_B, STAGE_B.replace("k0 + r < K", "k0 + r < K && k0 + col < K"))),
      ["the last, partial step dropped the tile's rows r >= K - k0 of A and columns col >= K - k0 "
       "of B: As's zero guard tested k0 + r too, and Bs's k0 + col too",
       "each guard tests the index along K of its own matrix only: A's column k0 + col, B's row k0 + r", "Hint: As[w][r][col] = k0 + "
@@ -365,8 +367,6 @@ def test_the_stub_as_shipped_is_not_yet(capsys):
 
 @pytest.mark.parametrize("name, source, expected", WRONG, ids=[w[0] for w in WRONG])
 def test_known_mistake_fails_with_its_hint(name, source, expected, kernels, capsys):
-    from helpers.backend import BACKEND
-
     if name in SIMULATOR_ONLY and BACKEND != "simulator":
         pytest.skip("an index past a shared array may end the GPU's context")
     verdict = checker.check_wmma_partial_k_kernel(*kernels[name])

@@ -43,6 +43,12 @@ WRONG = [
                                                 "    wmma::mma_sync(fc, fa, fb, fc);\n    wmma::load_matrix_sync(fb, B, 16);\n")),
      ["mma_sync comes before load_matrix_sync(fb, B, 16) in the kernel", "so it multiplied by fb "
       "before fb held B", "Hint: load both fragments first, then mma_sync"]),
+    # blind audit AI (was 'the accumulator started with what its registers held ... Hint: set it
+    # to 0 before mma_sync'): fill_fragment given A's fragment, fa, not the accumulator fc
+    ("filled_a_s_fragment", variant(KERNEL, ("wmma::fill_fragment(fc, 0.0f);", "wmma::fill_fragment(fa, 0.0f);")),
+     ["fill_fragment(fa, 0.0f) set fa, mma_sync's a, not the accumulator fc",
+      "load_matrix_sync(fa, A, 16) then overwrote it", "Hint: set the accumulator to 0 before "
+      "mma_sync: wmma::fill_fragment(fc, 0.0f)"]),
     ("b_row_major", variant(KERNEL, (B_COL, B_COL.replace("col_major", "row_major"))),
      ["C is A B^T", "B was loaded as row_major", "wmma::col_major"]),
     ("a_col_major", variant(KERNEL, ("half, wmma::row_major> fa;", "half, wmma::col_major> fa;")),
@@ -144,6 +150,7 @@ WRONG = [
 # be the same in both launches (0, even); on the simulator a local never set holds 0xFE bytes. A
 # read past A, and wmma calls with lanes missing, are undefined on a GPU.
 SIMULATOR_ONLY = {"accumulator_never_set": "a GPU's registers may hold the same in both launches",
+                  "filled_a_s_fragment": "a GPU's registers may hold the same in both launches",
                   "a_leading_dimension_32": "reads past the end of A",
                   "fragments_32_8_16": "reads past the end of A",
                   "fragments_8_32_16": "reads past the end of B",
