@@ -27,8 +27,9 @@ from helpers.exercises.verdict import matches
 
 D, TILE = models.D, models.TILE
 # (n,): a partial last tile, whole ones, less than a tile, a last tile of one key (so that a tile
-# count rounded up from n + TILE - 2 shows), and the first again on the simulator, race-checked
-CASES = [(75,), (64,), (20,), (97,), (75, "observe")]
+# count rounded up from n + TILE - 2 shows), every fourth query's scores far below 0
+# (``models.sunk``), and the first again on the simulator, race-checked
+CASES = [(75,), (64,), (20,), (97,), (43, "sunk"), (75, "observe")]
 EXPS = ("__expf", "expf", "exp", "exp2f", "exp2")
 
 
@@ -40,7 +41,8 @@ def _draw(rng):
 
 def _where(case):
     n = case[0]
-    return f"n = {n}, block = ({TILE}, 1, 1), grid = ({-(-n // TILE)}, 1)"
+    sunk = ", every fourth query's scores far below 0" if "sunk" in case else ""
+    return f"n = {n}, block = ({TILE}, 1, 1), grid = ({-(-n // TILE)}, 1){sunk}"
 
 
 def walk(q, k, v, tiles=None, keys=lambda n, tile: min(TILE, n - tile * TILE),
@@ -88,6 +90,7 @@ def _launch(case):
     n = case[0]
     rng = np.random.default_rng(n)
     q, k, v = (rng.standard_normal((n, D)).astype(np.float16) for _ in range(3))
+    q, k = models.sunk(q, k) if "sunk" in case else (q, k)
     spare = TILE * D     # after each array: a load or a store past n lands there, not wild
     after = 0 if on_simulator(case) else spare   # there, the inputs end at n: a read past faults
     return Launch((*(Input(a, after=after, junk=0.0) for a in (q, k, v)),
@@ -151,6 +154,7 @@ def _mistakes(case, run):
                "only the threads whose query exists write: if (i < n)")
     if _close(got, walk(q, k, v)):
         return
+    yield from models.max_from_0((q, k, v), got, walk(q, k, v), _close)
     yield from models.returned_in_a_loop(run.kernel, n, run.out.unwritten)
     yield from _query_rows(n, run.out.unwritten.any(axis=1))
     yield from models.returned_past_n(run.kernel, n, got, walk(q, k, v))
@@ -387,7 +391,8 @@ EXERCISE = KernelExercise(
     crash_hint="touch only the keys and queries that exist: j < n ? k[...] : 0.0f, if (i < n)",
     no_extern_c=True,
     success=f"attention over every key ({len(CASES) - 1} launches: partial last tiles of 11 keys "
-            "and of 1, whole tiles, less than a tile), and no race")
+            "and of 1, whole tiles, less than a tile, queries whose scores are all far below 0), and no "
+            "race")
 
 check_attention_tiles = EXERCISE.check_file          # (path="exercises/attention_tiles.cu")
 check_attention_tiles_kernel = EXERCISE.check_kernel  # (kernel, simulated=None): the same

@@ -5,7 +5,8 @@ the keys, where Vs belongs (``values_from_the_keys``), and the score's dot produ
 first TILE numbers of the head alone (``dot_over_tile``), the scores' wrong scales (``scales``),
 the running max and sum set back at each tile (``reset_every_tile``), the threads past n
 returned before the barriers (``returned_past_n``), the count capped with max
-(``count_capped_with_max``), and a return in the loop over a tile's keys (``returned_in_a_loop``)."""
+(``count_capped_with_max``), a return in the loop over a tile's keys (``returned_in_a_loop``),
+and the inputs whose scores sink far below 0 (``sunk``) that show a max started at 0."""
 
 from __future__ import annotations
 
@@ -313,3 +314,31 @@ def returned_in_a_loop(kernels, n, unwritten):
            "after the tiles", "a key past the end ends the loop over the tile's keys, not the "
            "kernel: break there (or loop while jj < keys, keys = min(TILE, n - tile * TILE)), "
            "so that every thread still reaches the store of o")
+
+
+def sunk(q, k):
+    """The sunk case's q and k: every key's numbers shifted by -1.5625 (its sum about -100) and
+    every fourth query's numbers all 16, so that its scores q.k / sqrt(64), twice a key's sum, all
+    lie far below 0 (about -200), where exp(s) underflows to 0 in float; the other queries'
+    scores shift by a constant of their own, which the softmax cancels."""
+    k, q = (k.astype(np.float32) - 1.5625).astype(np.float16), q.copy()
+    q[3::4] = 16
+    return q, k
+
+
+def max_from_0(inputs, got, want, close):
+    """(problem, hint) where o is NaN in exactly the rows whose scores all lie below -88 (each
+    exp(s) 0 in float) and ``close`` to ``want`` elsewhere: the running max started at 0, above
+    those scores, so it never moved and every weight exp(s - 0) underflowed to 0."""
+    q, k, _ = (a.astype(np.float64) for a in inputs)
+    top = (q @ k.T * D ** -0.5).max(axis=1)
+    low = top < -88
+    if not low.any() or not np.array_equal(np.isnan(got).any(axis=1), low) or \
+            not close(got[~low], want[~low]):
+        return
+    rows = ", ".join(map(str, np.flatnonzero(low)[:3])) + ", ..." * bool(low.sum() > 3)
+    yield (f"o is NaN in exactly the rows whose scores are all far below 0 (rows {rows}: the "
+           f"largest of their scores is {top[low].max():.0f}), and right in the others: the running max started at 0, above every score of those rows, so it "
+           "never moved off 0, each weight exp(s - m) = exp(s - 0) underflowed to 0 in float, "
+           "and o = acc / l = 0 / 0 is NaN", "start the running max at -INFINITY, below every "
+           "score: float m = -INFINITY, l = 0.0f (the first key's score then becomes m)")

@@ -20,6 +20,7 @@ from helpers.exercises.backproject_range_models import (
     DEPTH_SCALE, FORMULA_HINT, NAN_HINT, converted_twice, infinite_marks, interleaved_nans,
     interleaved_points, n_too_large, planes_apart, points_unwritten, range_anded, some_planes_nan,
     wrong_models)
+from helpers.exercises.backproject_range_overwritten import nans_overwritten
 from helpers.exercises.backproject_range_rows import block_sides_swapped, v_steps_by_the_width
 from helpers.exercises.backproject_range_scale import scale_ignored
 from helpers.exercises.common import Input, Output, close
@@ -148,10 +149,8 @@ def _mistakes(case, run):
     yield from matches(got, _wrong_depths(depth, intrinsics, low),
                        lambda got, model: np.allclose(got, model, 1e-5, 1e-6, equal_nan=True))
     yield from _whole_metres(run.kernel, case, got, depth, low)
-    raw = backproject(depth, *intrinsics, DEPTH_SCALE)
-    if not kept.all() and close(got[:, ~kept], raw[:, ~kept]):
-        yield ("the pixels that are not points hold their X, Y and Z: NaN was stored, then the "
-               "coordinates over it", 'after writing nanf("") into the three planes, return')
+    yield from nans_overwritten(run.kernel, got, kept, backproject(depth, *intrinsics, DEPTH_SCALE),
+                                _launch(CASES[-1]))
     yield from infinite_marks(got, kept, depth)
     yield from _tests_joined(run.kernel, np.isnan(got), depth, low)
     yield from _every_depth_dropped(run.kernel, case, np.isnan(got))

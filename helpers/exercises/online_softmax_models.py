@@ -1,11 +1,14 @@
 """The NumPy model of ``helpers.exercises.online_softmax``'s kernel (one warp a row, each lane's
 running pair merged by a butterfly of shuffles), right and with its known mistakes (``pairs``),
 the butterfly with one offset left out (``missing_offset``), the store left to the block's
-thread 0 (``first_warps_alone``), row 0 read by every row (``row_0_everywhere``), and each
-lane's max started at its value in[lane], past a short row's end (``max_from_the_lane_s_value``), and the crashes named from their fields
-(``refined``: the row from the lane, the merge inside the column loop)."""
+thread 0 (``first_warps_alone``), row 0 read by every row (``row_0_everywhere``), each lane's
+max started at in[lane], past a short row's end (``max_from_the_lane_s_value``), and the crashes
+named from their fields (``refined``: the row from the lane, the lanes with no column returned,
+the merge inside the column loop)."""
 
 from __future__ import annotations
+
+import types
 
 import numpy as np
 
@@ -212,7 +215,6 @@ def row_from_the_lane(failure):
            "(lane = threadIdx.x % 32, the place in the warp)")
 
 
-
 def merged_in_the_loop(failure):
     """(problem, hint) of a crash in a shuffle where lanes 0 to k - 1 of every warp of the block
     waited, k = cols % 32, no barrier: those lanes have one column more than the others, and
@@ -238,10 +240,43 @@ def merged_in_the_loop(failure):
            "loop before for (int offset = 16; offset > 0; offset /= 2)")
 
 
+def no_column_returned(failure):
+    """(problem, hint) of a crash in a shuffle where lanes 0 to cols - 1 of every warp of the
+    block waited, cols < 32, and the kernel's text returns at an if that tests cols: the lanes
+    with no column left before the merge, whose mask names them."""
+    from helpers.exercises.microscope import kernel_words, source_line
+    from helpers.sim.compile.kernel_text import closing
+
+    err, block, launch = failure.error, failure.block, failure.launch
+    if failure.kind != "warp mask" or launch is None or not block or err.barrier is not None:
+        return
+    warps, cols = int(np.prod(block)) // 32, int(launch.args[4])
+    simulated = getattr(failure.kernel, "simulated", failure.kernel)
+    if not 0 < cols < 32 or tuple(getattr(err, "waiting", None) or ()) != tuple(
+            32 * w + lane for w in range(warps) for lane in range(cols)) or \
+            (text := kernel_words(types.SimpleNamespace(simulated=simulated))) is None:
+        return
+    source, tokens, words, body, end = text
+    for k, close in ((k, closing(tokens, k + 1)) for k in range(body, end) if words[k] == "if"):
+        if "cols" not in words[k + 2:close] or words[close + 1:close + 3] != ["return", ";"]:
+            continue
+        guard, at = source[tokens[k].start:tokens[close + 2].end], str(err.line or "?")
+        yield (f"lane{f's {cols} to 31' if cols < 31 else ' 31'} of each warp, which have no "
+               f"column (cols = {cols}), returned at line {source_line(source, tokens[k].start)}"
+               f", {guard}, and never called the merge's __shfl_xor_sync "
+               f"({at.rsplit('/', 1)[-1]}), whose mask 0x{err.mask:08x} names all 32 lanes: "
+               f"lane{f's 0 to {cols - 1}' if cols > 1 else ' 0'} waited there for them",
+               f"no return for a lane with no column (drop {guard}): its loop runs no turn and "
+               "its pair stays (-INFINITY, 0), which the merge counts as 0, so every lane can "
+               "reach the shuffles")
+
+
 def refined(failure):
-    """The crashes named from their fields: the row from the lane, the merge in the loop."""
+    """The crashes named from their fields: the row from the lane, a return, the merged loop."""
     yield from row_from_the_lane(failure)
+    yield from no_column_returned(failure)
     yield from merged_in_the_loop(failure)
+
 
 def outputs_swapped(m, sums, want_m, want_l):
     """Lane 0's stores swapped: row_max[row] = l; row_sum[row] = m; each output holds the other's

@@ -281,6 +281,12 @@ WRONG = [
       "threads 11 to 31 of the last block (block 2, queries 75 to 95, i >= n) return at line",
       "staged no key or value", "the __syncthreads() at line", "Hint: a thread past n still "
       "stages its tile's key and reaches every barrier", "if (i < n)"]),
+    # blind audit AIC-attention_tiles-1 (was 'PASS: attention over every key ...'): the running
+    # max started at 0, so a query whose scores are all far below 0 got exp(s - 0) = 0 everywhere
+    ("max_starts_at_0", variant(KERNEL, ("float m = -INFINITY, l = 0.0f;", "float m = 0.0f, l = 0.0f;")),
+     ["o is NaN in exactly the rows whose scores are all far below 0 (rows 3, 7, 11, ...: the "
+      "largest of their scores is -177)", "the running max started at 0",
+      "Hint: start the running max at -INFINITY"]),
 ]
 # The simulator only: on a GPU the slots past Ks are Vs, then past the block's shared memory
 SIMULATOR_ONLY = dict.fromkeys(("keys_not_capped_at_the_tile", "loop_through_keys_itself",

@@ -138,6 +138,15 @@ WRONG = {
                                     'Hint: a hole is no point either: write nanf("") into all '
                                     "three planes before returning"]),
     "range_filter_missing": ([(FILTER, "if (depth[i] == 0) {")], "the range filter is missing"),
+    # blind audit AIC-backproject_range-2 (was 'points outside [z_min, z_max] were kept: the
+    # range filter is missing', which is there): the range test's branch writes the NaNs but has
+    # no return, so X, Y and Z are stored over them
+    "range_branch_without_return": ([(FILTER, "if (depth[i] == 0) {\n" + NAN + "        return;\n"
+                                              "    }\n    if (z < z_min || z > z_max) {"),
+                                     ('= nanf("");\n        return;\n    }\n    xyz[i]',
+                                      '= nanf("");\n    }\n    xyz[i]')],
+                                    ["their NaNs were written, then X, Y and Z over them",
+                                     "Hint: return after writing the NaNs"]),
     "far_end_missing": ([(FILTER, "if (depth[i] == 0 || z < z_min) {")],
                         "points farther than z_max were kept"),
     # blind audit G8 (was '816 pixels with a depth inside [z_min, z_max] came out NaN')

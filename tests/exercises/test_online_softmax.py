@@ -322,8 +322,19 @@ WRONG = [
     ("row_from_the_lane", variant(KERNEL, ("+ threadIdx.x / 32;", "+ threadIdx.x % 32;")),
      ["the row came from the lane: row = blockIdx.x * (blockDim.x / 32) + threadIdx.x % 32",
       "lanes 0 to 11 of each warp", "threadIdx.x / 32"]),
+    # blind audit AIC-online_softmax-2 (was 'lanes 0 to 9 ... called the merge's __shfl_xor_sync
+    # ... without the others: the butterfly merge is inside the loop over the columns', which
+    # is after it): a lane with no column returns before the merge, if (lane >= cols) return;
+    # simulator only (SIMULATOR_ONLY)
+    ("lane_without_a_column_returns", variant(KERNEL, ("    float m = -INFINITY, l",
+                                                       "    if (lane >= cols) return;\n"
+                                                       "    float m = -INFINITY, l")),
+     ["lanes 10 to 31 of each warp, which have no column (cols = 10), returned at line",
+      ", if (lane >= cols) return;, and never called the merge's __shfl_xor_sync",
+      "Hint: no return for a lane with no column"]),
 ]
-SIMULATOR_ONLY = dict.fromkeys(("row_from_the_lane", "merge_inside_the_column_loop"),
+SIMULATOR_ONLY = dict.fromkeys(("row_from_the_lane", "merge_inside_the_column_loop",
+                                "lane_without_a_column_returns"),
                                "a warp function called with lanes missing is undefined on a GPU")
 
 # Right, though not as the solution does it: the classic update, which rescales only when the
