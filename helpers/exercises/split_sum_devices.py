@@ -45,7 +45,8 @@ def on_more_devices(fn, n, devices):
              "each share must start where the one before it ends")
     given = f"the shares were {shares}, where they are {right}" if shares else \
         f"the shares are {right}"
-    yield (f"on {THREE} devices {what} (the check ran your function once more, on {THREE} of the "
+    yield (f"the sum is right on {devices} devices, but on {THREE} {what} (the check ran your "
+           f"function once more, on {THREE} of the "
            f"simulator's devices: {given}): {cause}",
            "lo = k * len(x) // n, the same formula as hi = (k + 1) * len(x) // n (multiply, "
            "then divide): device k's share then ends where device k + 1's begins, on any number "

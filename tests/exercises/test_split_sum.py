@@ -37,7 +37,7 @@ WRONG = {
     # devices summed its share'): lo from a share size rounded down, hi from the notebook's
     # formula; the same bounds on 2 devices, shares that overlap from 3 on
     "lo_from_a_rounded_share_size": ([(BOUNDS, "lo, hi = k * (len(x) // n), (k + 1) * len(x) // n")],
-                                     "on 3 devices x[666] was summed twice, by devices 1 and 2",
+                                     "right on 2 devices, but on 3 x[666] was summed twice, by devices 1 and 2",
                                      "lo = k * len(x) // n, the same formula as hi"),
     # blind audit TFB-split_sum-1: hi taken as the share's last element, - 1 (was '2 of the 1001
     # elements were in no share ... Hint: device k's share is x[lo:hi], ...', the - 1 not named)
