@@ -29,6 +29,7 @@ from helpers.exercises.add_into_models import (LOOP_HINT, after_a_barrier_in_the
                                               stopped_a_stride_early, wrong_start)
 from helpers.exercises.kernel import KernelExercise, Launch, traced_back
 from helpers.exercises.origin import Wrong
+from helpers.exercises.unbraced import unbraced_loop
 
 # (n, threads per block, blocks): fewer threads than n (twice), then more threads than n; last
 # a small one on the simulator, race-checked, and one whose indexes pass 32767 there (a loop
@@ -260,14 +261,6 @@ def _stepped_first(past, visits, n, threads):
            "of the body)")
 
 
-
-
-
-
-
-
-
-
 def _detect(kernels, case):
     """The case's mistakes, with the loop that never ended named first (``_endless``); its
     launches run one block at a time on the simulator (``_blocks_in_turn``)."""
@@ -345,10 +338,26 @@ def _endless(seen, launch, kernels=None):
     if moved.size == 1 and visits[moved[0]] > x.size:
         first = int(moved[0])
         yield from _stride_of_the_block(kernels, launch) if kernels is not None else ()
+        yield from _step_outside(kernels, first) if kernels is not None else ()
         yield (f"the loop never ended: only y[{first}] was added to, again and again until the "
                "simulator stopped it, and no other element: the loop's i never moved",
                "i must move each time round: i += stride stores the next i in i (i + stride "
                "alone computes it and throws it away); " + LOOP_HINT)
+
+
+def _step_outside(kernels, first):
+    """The loop that never ended has no braces, and its step, indented under its one statement as
+    if in it, runs after it (``unbraced_loop``): the loop repeats y[i] += x[i] on one i."""
+    if (loop := unbraced_loop(kernels)) is None or not loop.stuck:
+        return
+    lines, run = (f"line {loop.after[0]}", "runs") if loop.after[0] == loop.after[1] else \
+        (f"lines {loop.after[0]} to {loop.after[1]}", "run")
+    yield (f"the loop never ended: the {loop.keyword} at line {loop.line} has no braces, so its "
+           f"body is the one statement {loop.body} (line {loop.body_line}), and {lines}, "
+           f"{loop.rest}, indented as if in the loop, {run} only after it: nothing in the loop "
+           f"moves i, so only y[{first}] was added to, again and again until the simulator "
+           "stopped it", "C does not go by indentation: wrap the loop's body in braces, "
+           f"{loop.header} {{ {loop.body} {loop.rest} }}, or write " + LOOP_HINT)
 
 
 def _stride_of_the_block(kernels, launch):

@@ -21,7 +21,7 @@ from helpers.exercises.common import Input, Output
 from helpers.exercises.escape import escape_counts, stopped_short, wrong_steps
 from helpers.exercises.escape_steps_models import (STEP_HINT, STEPS, counted_once_more, counts,
                                                   loop_never_ran, loop_without_braces, size_models,
-                                                  step_models)
+                                                  step_models, test_set_once)
 from helpers.exercises.hidden import awkward, pick
 from helpers.exercises.kernel import KernelExercise, Launch
 from helpers.exercises.microscope import (accesses_of, body_words, kernel_words, observe,
@@ -130,6 +130,7 @@ def _z_stood_still(kernels, got, want, max_iter):
                "|z| <= 2", "after z_im's update, store the new real part into the z_re declared "
                "before the loop: z_re = re; (with no float in front)")
     elif got == (max_iter, max_iter):
+        yield from test_set_once(kernels, max_iter)
         yield (f"z never moved from 0: every point counts max_iter = {max_iter}, c = 3 and c = "
                "3i too: neither new part reached the z_re and z_im the loop tests",
                "update the variables declared before the loop, with no float in front: " +

@@ -126,47 +126,21 @@ def size_models(c_re, c_im, max_iter):
 
 def loop_without_braces(kernels, got):
     """A while or for loop with no braces, the statements after its one statement indented as
-    that one (the kernel's words, its simulated twin's source): C takes the first statement alone
-    for the body, and the rest runs once, after the loop. ``got``: the counts, for the verdict."""
-    from helpers.exercises.microscope import kernel_words, source_line
-    from helpers.sim.compile.kernel_text import Unreadable, closing
+    that one (``unbraced_loop``): C takes the first statement alone for the body, and the rest
+    runs once, after the loop. ``got``: the counts, for the verdict."""
+    from helpers.exercises.unbraced import unbraced_loop
 
-    if (text := kernel_words(kernels)) is None:
+    if (loop := unbraced_loop(kernels)) is None:
         return
-    source, tokens, words, body, end = text
-
-    def column(j):
-        return tokens[j].start - source.rfind("\n", 0, tokens[j].start)
-
-    def line(j):
-        return source_line(source, tokens[j].start)
-
-    for j in range(body + 1, end - 1):
-        if words[j] not in ("while", "for") or words[j + 1] != "(":
-            continue
-        try:
-            close = closing(tokens, j + 1)
-            first = words.index(";", close + 1)
-            after = _indented_after(words, first + 1, end, column(close + 1), column)
-        except (Unreadable, ValueError):
-            return
-        if words[close + 1] in ("{", ";") or not after or line(after[0]) == line(close + 1):
-            continue
-        changed = {words[m + d] for m in range(close + 1, first) for d in (-1, 1)
-                   if words[m] in ("++", "--") or (words[m] in ASSIGNED and d < 0)}
-        tested = set(words[j + 2:close])
-        stuck = ", which changes nothing its test reads (on a GPU it may never end)" \
-            if not changed & tested else ""
-        counted = f"every count is {got[0]}" if (got == got[0]).all() else "the counts are wrong"
-        said = source[tokens[close + 1].start:tokens[first].end]
-        yield (f"the {words[j]} at line {line(j)} has no braces, so its body is the one statement "
-               f"{said} (line {line(close + 1)}), and lines "
-               f"{line(after[0])} to {line(after[-1])}, indented as if in the loop, run once, "
-               f"after it; the loop repeats that one statement alone{stuck}, so {counted}",
-               "C does not go by indentation: wrap the loop's body in braces, "
-               f"{source[tokens[j].start:tokens[close].end]} {{ ... }}, around the whole step "
-               "and k++")
-        return
+    stuck = ", which changes nothing its test reads (on a GPU it may never end)" \
+        if loop.stuck else ""
+    counted = f"every count is {got[0]}" if (got == got[0]).all() else "the counts are wrong"
+    yield (f"the {loop.keyword} at line {loop.line} has no braces, so its body is the one "
+           f"statement {loop.body} (line {loop.body_line}), and lines {loop.after[0]} to "
+           f"{loop.after[1]}, indented as if in the loop, run once, after it; the loop repeats "
+           f"that one statement alone{stuck}, so {counted}",
+           f"C does not go by indentation: wrap the loop's body in braces, {loop.header} "
+           "{ ... }, around the whole step and k++")
 
 
 def loop_never_ran(kernels, accesses):
@@ -250,15 +224,37 @@ def _stepped_in_the_test(kernels):
     return None
 
 
-ASSIGNED = ("=", "+=", "-=", "*=", "/=")
-"""The operators that store into the name before them."""
+def test_set_once(kernels, max_iter):
+    """A loop whose test reads a name set before the loop from names the loop changes, and that
+    nothing in the loop sets again (float size2 = z_re * z_re + z_im * z_im; then while (k <
+    max_iter && size2 <= 4.0f)): the test reads a copy made once, which stays as it was while z
+    moves, so every point counts max_iter."""
+    from helpers.exercises.microscope import kernel_words, source_line
+    from helpers.exercises.unbraced import ASSIGNED
+    from helpers.sim.compile.kernel_text import Unreadable, closing
 
-
-def _indented_after(words, start, end, column, column_of):
-    """The first words of the statements from ``start`` on whose first word stands at ``column``
-    (``column_of``: a word's column), up to the first that does not."""
-    found, k = [], start
-    while k < end and words[k] != "}" and column_of(k) == column:
-        found.append(k)
-        k = words.index(";", k) + 1
-    return found
+    if (text := kernel_words(kernels)) is None:
+        return
+    source, tokens, words, body, end = text
+    try:
+        j = next(j for j in range(body + 1, end - 1) if words[j] in ("while", "for"))
+        close = closing(tokens, j + 1)
+        last = closing(tokens, close + 1) if words[close + 1] == "{" else words.index(";", close)
+    except (StopIteration, Unreadable, ValueError):
+        return
+    changed = {words[m + d] for m in range(j + 2, last) for d in (-1, 1)
+               if words[m] in ("++", "--") or (words[m] in ASSIGNED and d < 0)}
+    for name in dict.fromkeys(w for w in words[j + 2:close] if w.isidentifier()):
+        sets = [m for m in range(body + 1, j) if words[m:m + 2] == [name, "="]]
+        if name in changed or not sets:
+            continue
+        stop = words.index(";", sets[-1])
+        if changed & set(words[sets[-1] + 2:stop]):
+            said = source[tokens[sets[-1]].start:tokens[stop].end]
+            yield (f"every point counts max_iter = {max_iter}: the loop's test reads {name}, set "
+                   f"once before the loop at line {source_line(source, tokens[sets[-1]].start)}"
+                   f" ({said}), and nothing in the loop sets it again: z moves each step, but "
+                   f"{name} keeps the value it had before the first, so the test never fails",
+                   "test |z|^2 as z is now, in the loop's test itself: while (k < max_iter && "
+                   f"z_re * z_re + z_im * z_im <= 4.0f) (or set {name} again after each step)")
+            return

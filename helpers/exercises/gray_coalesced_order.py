@@ -110,6 +110,11 @@ SPLITS = [  # (thread t's (x, y), what it got wrong, the hint), t < width * heig
      "y = t / height: a row holds width pixels, so t / height counted rows of height pixels and "
      "ran past the last row (y = height - 1) where the image is wider than tall",
      "the row is t / width, not t / height: x = t % width, y = t / width"),
+    (lambda t, width, height, block: (t % height, t // height),
+     "x = t % height and y = t / height split t by the height, as if a row held height pixels: "
+     "a row holds width, so x stays below height and y counts rows of height pixels, past the "
+     "last row (y = height - 1) where the image is wider than tall",
+     "split t by the row's length, width: x = t % width, y = t / width"),
 ]
 
 

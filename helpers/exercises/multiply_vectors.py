@@ -21,8 +21,8 @@ from helpers.exercises.common import Input, Output
 from helpers.exercises.hidden import pick
 from helpers.exercises.origin import Wrong
 from helpers.exercises.kernel import KernelExercise, Launch, traced_back
-from helpers.exercises.multiply_vectors_models import (INDEX_HINT, place_from_y, written_by,
-                                                        written_where)
+from helpers.exercises.multiply_vectors_models import (INDEX_HINT, guard_of_the_blocks,
+                                                        place_from_y, written_by, written_where)
 
 # (threads per block, blocks): n = their product; last a small one on the simulator, race-checked
 CASES = [(128, 7), (32, 13), (256, 3), (8, 3, "observe")]
@@ -187,6 +187,7 @@ def _mistakes(case, run):
         yield from first_block_only(run.kernel)
     yield from written_where(every, size, n)
     yield from place_from_y(run.kernel, every, size, n)
+    yield from guard_of_the_blocks(run, every, size, n)
     for index, problem, hint in INDEXES + SHIFTS:
         if (blocks > 1 and not np.array_equal(np.flatnonzero(written), np.arange(n))
                 and np.array_equal(every, _seen(written_by(index, size, blocks), size, n))):

@@ -89,3 +89,28 @@ def place_from_y(kernels, every, size, n):
                f"threadIdx.{axes[0]}, which is 0 in every thread: the block is 1-D, ({size}, 1, "
                f"1), so only threadIdx.x runs from 0 to {size - 1}, and threadIdx.y and "
                "threadIdx.z are always 0", f"+ threadIdx.x, not threadIdx.{axes[0]}: " + INDEX_HINT)
+
+
+def guard_of_the_blocks(run, every, size, n):
+    """Only out[0] to out[gridDim.x - 1] written (``every``), each by the thread of block 0 at that
+    place, in a trace of ``run``'s launch on the simulator: a guard i < gridDim.x, the number of
+    blocks taken for the number of threads (or of elements)."""
+    from helpers.exercises.microscope import accesses_of
+
+    blocks = n // size
+    if not 1 < blocks < size or not np.array_equal(every, np.arange(blocks)):
+        return
+    kept = accesses_of(run.kernel, run.launch, f"guard of {blocks} blocks", 4 * n)
+    if kept is None:
+        return
+    stores = kept[kept["write"] & ~kept["shared"]]
+    if set(zip(stores["block"].tolist(), stores["thread"].tolist(), stores["index"].tolist())) \
+            != {(0, t, t) for t in range(blocks)}:
+        return
+    yield (f"only out[0] to out[{blocks - 1}] were written, by threads 0 to {blocks - 1} of block "
+           f"0: a guard compares i with gridDim.x = {blocks}, the number of blocks, not of threads "
+           f"or elements, so only the first {blocks} threads of the grid passed it, and the other "
+           f"{n - blocks} elements were never written", "every thread has an element here, so no "
+           "guard is needed: remove the if, and every thread stores out[i] = a[i] * b[i] (a guard, "
+           "where the next exercise needs one, compares i with the number of elements, n, never "
+           "with the number of blocks)")

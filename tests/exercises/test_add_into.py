@@ -315,6 +315,26 @@ def test_a_step_that_does_not_move_i_is_named(capsys, monkeypatch):
     assert verdict.hint.startswith("i must move each time round: i += stride"), verdict
 
 
+# blind audit AI (was 'the loop never ended: only y[0] was added to ... Hint: i must move each
+# time round: i += stride stores the next i in i (i + stride alone ...)', a slip not made): a while
+# loop with no braces, its step indented under y[i] += x[i] as in Python, so it runs after the loop
+@pytest.mark.skipif(BACKEND != "simulator", reason="a GPU kernel cannot be stopped from Python")
+def test_a_loop_without_braces_is_named(capsys, monkeypatch):
+    from helpers.exercises import common
+
+    monkeypatch.setattr(common, "LAUNCH_TIME_LIMIT", 0.5)
+    endless = compile_variant_pairs("add_into", {"loop_without_braces": variant(
+        KERNEL, ("    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride)\n"
+                 "        y[i] += x[i];", "    int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+                 "    while (i < n)\n        y[i] += x[i];\n        i += stride;"))}
+    )["loop_without_braces"]
+    verdict = checker.check_add_into_kernel(*endless)
+    assert verdict.problem.startswith("the loop never ended: the while at line "), verdict
+    assert "has no braces, so its body is the one statement y[i] += x[i];" in verdict.problem
+    assert "C does not go by indentation: wrap the loop's body in braces" in verdict.hint, verdict
+    assert not verdict.hint.startswith("i must move"), verdict
+
+
 # blind audit TDA-add_into-1: the stride from blockIdx.x, 0 in block 0 (was 'the loop never
 # ended: only y[0] was added to ... Hint: i must move each time round: i += stride stores the
 # next i in i (i + stride alone ...)', the hint of a step not stored)

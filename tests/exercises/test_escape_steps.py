@@ -207,6 +207,13 @@ WRONG = {
                              ("        z_im = 2.0f", "        float z_im = 2.0f")],
                             "z never moved from 0: every point counts max_iter = 100, c = 3 and "
                             "c = 3i too"),
+    # blind audit AI (was 'z never moved from 0 ... Hint: update the variables declared before the
+    # loop'): |z|^2 stored in size2 once before the loop, and the loop tests size2, never set again
+    "size_set_once_before_the_loop": ([("    while (k < max_iter && z_re * z_re + z_im * z_im <= "
+                                        "4.0f) {", "    float size2 = z_re * z_re + z_im * z_im;\n"
+                                        "    while (k < max_iter && size2 <= 4.0f) {")],
+                                      "every point counts max_iter = 100: the loop's test reads "
+                                      "size2, set once before the loop at line "),
     # blind audit P12: the loop's test reads c, which the loop never moves (was '80.1% of the
     # counts differ from NumPy's ...' with the step for hint)
     "test_reads_c": ([("z_re * z_re + z_im * z_im <= 4.0f", "c_re[i] * c_re[i] + c_im[i] * c_im[i] <= 4.0f")],
@@ -281,6 +288,7 @@ HINTS = {"k_declared_again_in_the_for": "don't declare k again, so that the loop
          "re_step_mixed": "re = z_re*z_re - z_im*z_im + c_re[i]",
          "square_of_the_difference": "z_re^2 - z_im^2 is the difference of the squares",
          "loop_without_braces": "C does not go by indentation: wrap the loop's body in braces",
+         "size_set_once_before_the_loop": "test |z|^2 as z is now, in the loop's test itself",
          "one_step_short": "loop while k < max_iter: k counts the steps taken",
          "stored_in_the_loop": "store once, after the loop: steps[i] = k;",
          "counted_in_the_test": "test k < max_iter with no ++ in it, and count each step in the "

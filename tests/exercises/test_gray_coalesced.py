@@ -155,6 +155,11 @@ WRONG = {
                             ["thread t = 126 (below width * height = 315: the guard let it "
                              "through) read rgb[2538]", "y = t / height: a row holds width pixels",
                              "Hint: the row is t / width, not t / height"]),
+    # blind audit AI (was 'the kernel crashed: ... a read of rgb ... Hint: ... return first
+    # thing when t >= width * height', the guard there): x = t % height, y = t / height
+    "split_by_height": ([(X, "int x = t % height;"), (Y, "int y = t / height;")],
+                        ["x = t % height and y = t / height split t by the height",
+                         "Hint: split t by the row's length, width: x = t % width, y = t / width"]),
     # blind audit TA1: / and % swapped in the split (was 'the kernel crashed: ... thread (19, 0,
     # 0): a read of rgb ... Hint: the grid is rounded up to whole blocks: return first thing when
     # t >= width * height; and take x = t % width, ...'), named from the crash's fields
@@ -263,6 +268,7 @@ WRONG = {
                                "(t >= width * height) return; up, to right after t is computed"]),
 }
 SIMULATOR_ONLY = {"y_divided_by_height": "a read far past the image: a GPU may not notice it",
+                  "split_by_height": "a read far past the image: a GPU may not notice it",
                   # x runs to height and y to width: on a wide image it reads megabytes past rgb,
                   # which may stop the whole process's context on a GPU
                   "split_swapped": "reads far past the image: a GPU may not notice it",
@@ -365,22 +371,6 @@ def test_an_index_written_column_by_column_is_named_in_the_note(kernels, capsys)
     assert "pixel (x, y) of a row-major image is i = y * width + x" in verdict.hint, out
     if BACKEND == "simulator":
         assert "but i = x * height + y lays the image out column by column" in verdict.slow, out
-
-
-def test_channels_as_char_are_named_from_a_gpus_output():
-    """On a GPU bt601_gray's char parameters give no crash: the sums below 0 convert to 0, the
-    output ``signed_grey``'s; the simulator stops at the first such conversion."""
-    from helpers.exercises import gray_coalesced_models as models
-    rgb = checker._launch(checker.CASES[0]).model
-    got = models.signed_grey(rgb)
-    wrong = np.flatnonzero(np.abs(got.astype(int) - checker.reference(rgb)).ravel() > 1)
-    problem, hint = next(models.channels_as_char(got, rgb, wrong, checker.reference))
-    assert "grey values are wrong, each the grey of its pixel with its levels of 128 and more " \
-           "taken as negative (pixel 0: rgb = (128, 222, 142), grey 0, expected 185" in problem
-    assert "bt601_gray's parameters declared char (char r, char g, char b)" in problem
-    assert hint.startswith("declare bt601_gray's parameters unsigned")
-    assert not list(models.channels_as_char(checker.reference(rgb), rgb, wrong[:0],
-                                         checker.reference))
 
 
 # Mistakes the compiler refuses, named from the simulator's record of g++'s first error: blind

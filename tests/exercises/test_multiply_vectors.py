@@ -152,6 +152,13 @@ WRONG = {
                                "only the first block's elements were written",
                                "a guard i < blockDim.x", "blocks past 0 wrote nothing",
                                "so no guard"),
+    # blind audit AI (was '889 of 896 elements were never written (the first is out[7]) ... Hint:
+    # i = blockIdx.x * blockDim.x + threadIdx.x ...', the index already right): a guard against
+    # gridDim.x, the number of blocks, taken for the number of threads
+    "guard_against_gridDim": ((STORE, "if (i < gridDim.x)\n        " + STORE),
+                              "only out[0] to out[6] were written, by threads 0 to 6 of block 0: "
+                              "a guard compares i with gridDim.x = 7, the number of blocks",
+                              "so no guard is needed"),
     "b_at_the_thread_s_place": (("b[i]", "b[threadIdx.x]"), "out[i] = a[i] * b[threadIdx.x]",
                                 "b[i], at the global index"),
     # blind audit TLB-multiply_vectors-1 (was '895 of 896 elements are wrong ...: out[1] was stored
