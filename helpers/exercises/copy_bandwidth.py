@@ -21,7 +21,8 @@ inside those bounds, so the first call is also watched: the checker notes the ms
 ``memcpy_htod_async``, and the GB/s returned must be those bytes over that time. That compares the learner's arithmetic with the learner's own
 events, with no second measurement whose load could differ: every slip is then named exactly.
 The ms handed over notes what was done to it (``copy_bandwidth_models.Ms``), so that a GB/s a million times too
-small is told apart: the ms multiplied by 1e3, or the bytes divided by the ms before the 1e-3.
+small is told apart: the ms multiplied by 1e3, or the bytes divided by the ms before the 1e-3;
+and the ms returned as they are, unconverted, are named as such.
 """
 
 from __future__ import annotations
@@ -37,7 +38,7 @@ from helpers.exercises import hidden as hidden_cases
 from helpers.exercises.copy_bandwidth_models import (
     Ms, as_microseconds, bytes_times_itemsize, converted_twice, counted_once, counted_twice,
     divided_by_1e10, floored, host_clock, is_floored, made_larger, made_whole, object_size,
-    one_element, one_event, tenfold_seconds, upside_down)
+    one_element, one_event, returned_ms, tenfold_seconds, upside_down)
 from helpers.exercises.copy_bandwidth_waits import (
     end_waited_early, named_not_called, queried_not_waited, start_waited_for,
     waited_after_the_read)
@@ -155,15 +156,15 @@ def _slip(fn, gbs, factor, problem, hint):
     """A slip of ``factor`` that ``slip(gbs)`` named, first looked for in the code (1000 times too
     large: converted_twice; twice: counted_twice; 4 times: bytes_times_itemsize); "itemsize"
     (problem, hint the bytes of one element and the array's), "floor", "inverted", "centi" (the
-    ms times 1e-2) named by a model."""
+    ms times 1e-2), "ms" (the ms returned as they are) named by a model."""
     if factor in ("getsizeof", "whole"):  # whole: problem the bytes, hint the ms's notes
         yield object_size(fn, gbs, problem, hint) if factor == "getsizeof" else made_whole(
             fn, hint, gbs, problem)
         return
-    if factor in ("itemsize", "floor", "inverted", "centi", "copies"):  # copies: problem k
+    if factor in ("itemsize", "floor", "inverted", "centi", "copies", "ms"):  # copies: problem k
         yield one_element(fn, gbs, problem, hint) if factor == "itemsize" else {"floor": floored,
-            "inverted": upside_down, "centi": tenfold_seconds, "copies": counted_once}[factor](
-                fn, gbs, problem)
+            "inverted": upside_down, "centi": tenfold_seconds, "copies": counted_once,
+            "ms": returned_ms}[factor](fn, gbs, problem)
         return
     if factor == 1e-3:
         yield from made_larger(fn, gbs)
@@ -267,6 +268,8 @@ def _slip_of(gbs, copies, ms, notes, pair):
     nbytes = sum(getattr(host, "nbytes", 0) for way, host, *_ in copies if way == "htod")
     if not nbytes or not ms or not ms[-1] > 0:
         return None
+    if gbs == float(ms[-1]):
+        return "ms", None, None  # the ms themselves, unconverted: _slip names it with the line
     timed = getattr(pair[-1], "queued", 0) - getattr(pair[0], "queued", 0)
     if timed > 1 and abs(gbs * float(ms[-1]) * 1e6 * _queued(copies) / nbytes - 1) < 1e-3:
         return "copies", timed, None  # the bytes of one of the copies timed: _slip names it

@@ -321,6 +321,18 @@ def tenfold_seconds(fn, gbs, _right=None):
             "1e-3) / 1e9 (1e-3 is one thousandth; 10e-3 is ten of them)")
 
 
+def returned_ms(fn, gbs, _problem=None):
+    """(problem, hint) where ``fn`` returned ``gbs``, the ms that time_till or time_since handed
+    it, as they are: the line that returns them, where known."""
+    code = code_of(fn)
+    node = code and next((n for n in ast.walk(code.tree) if isinstance(n, ast.Return)), None)
+    where = f" at {code.quoted(node)}" if node else ""
+    return (f"your function returned {gbs:.4g}{where}, the ms the events gave: that is the "
+            "copy's time in milliseconds, not a bandwidth in GB/s", "convert the time to GB/s "
+            "before returning it: return h.nbytes / (ms * 1e-3) / 1e9 (the bytes over the "
+            "seconds, in GB)")
+
+
 def counted_once(fn, gbs, copies):
     """(problem, hint) of a GB/s ``copies`` times too small to the learner's own events, which
     timed that many copies where one's bytes were counted; the loop queuing them, where known."""

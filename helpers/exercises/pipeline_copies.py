@@ -1,8 +1,9 @@
 """The copies of notebook 05's pipeline (``pipeline.py``), one by one as the learner's function
 queues them: the device address a copy was given, and a copy given its arguments in the other
 copy's order (the source first), refused before it is made: PyCUDA would raise a TypeError that
-names a buffer protocol or a C++ signature, not the swap; and the buffers the copies go through,
-allocated larger than the budget of one chunk each (``over_budget``)."""
+names a buffer protocol or a C++ signature, not the swap; the buffers the copies go through,
+allocated larger than the budget of one chunk each (``over_budget``); and a later chunk's copy in
+queued into a d_in before the launch that reads it (``overwritten_before_read``)."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ import numpy as np
 
 from helpers.exercises.function import Refused
 from helpers.exercises.learner_code import code_of
+from helpers.exercises.verdict import listed
 
 
 def address(buf) -> int | None:
@@ -58,3 +60,42 @@ def over_budget(made, case, itemsize, fn, hint):
            f"{each} bytes{where}, {sum(size for _, size in made)} bytes in all, where the "
            f"kernels need one chunk of each: the budget is one chunk a buffer, chunk * "
            f"h_in.itemsize = {one} bytes, {2 * n_streams} x {one} bytes in all", hint)
+
+
+def _chunk_of(host, h_in, size):
+    """The chunk (of ``size`` elements) that the copy's host array ``host``, a slice of h_in,
+    starts, or None where it is not one."""
+    if not isinstance(host, np.ndarray) or not np.shares_memory(host, h_in):
+        return None
+    lo = (host.__array_interface__["data"][0] - h_in.__array_interface__["data"][0]) // h_in.itemsize
+    return lo // size
+
+
+def overwritten_before_read(calls, copies, order, streams, h_in):
+    """(problem, hint) where a launch's d_in got another chunk's copy in, on the same stream,
+    between its own chunk's copy in and the launch (``order``: for each launch of ``calls``, how
+    many of ``copies`` were queued before it): the copies in queued first, breadth first,
+    through one buffer pair a stream; the copies out read d_out after later kernels too."""
+    for k, (d_in, d_out, count, s) in enumerate(calls[:len(order)]):
+        ins = [host for way, host, cs, d in copies[:order[k]]
+               if way == "htod" and cs is s and address(d) == d_in]
+        rank = sum(c[0] == d_in and c[3] is s for c in calls[:k])
+        chunks = [_chunk_of(host, h_in, calls[0][2]) for host in ins[rank:]]
+        if len(chunks) < 2 or None in chunks:
+            continue
+        i = next((j for j, t in enumerate(streams) if t is s), None)
+        outs = [j for j, (way, _, cs, d) in enumerate(copies)
+                if way == "dtoh" and cs is s and address(d) == d_out]
+        mine = sum(c[1] == d_out and c[3] is s for c in calls[:k])  # launch k's copy out
+        late = len(outs) > mine and any(c[1] == d_out and c[3] is s and order[m] <= outs[mine]
+                                        for m, c in enumerate(calls[k + 1:len(order)], k + 1))
+        yield (f"on streams[{i}] the copies in of chunks {listed(chunks)} were all queued before "
+               f"chunk {chunks[0]}'s launch, each into the stream's one d_in: chunk {chunks[1]}'s "
+               f"copy in overwrote d_in before chunk {chunks[0]}'s kernel read it (a stream runs "
+               "its work in the order queued)" + (", and the copies out, queued after the later "
+               "kernels, read a d_out they had written over" if late else ""),
+               "queue each chunk's copy in, launch and copy out in one loop, one chunk after "
+               "another: for c in range(n_chunks): drv.memcpy_htod_async(d_in, h_in[lo:hi], s), "
+               "launch(d_in, d_out, hi - lo, s), drv.memcpy_dtoh_async(h_out[lo:hi], d_out, s), "
+               "so that the stream's next chunk reuses its buffers only after them")
+        return

@@ -36,6 +36,8 @@ from helpers.exercises.function import (Refused, check_function, hold_streams, p
 from helpers.exercises.learner_code import told_uncalled
 from helpers.exercises.staging_upload_filling import (Queued, filled_after_queued, not_staged,
                                                      noting_context, noting_events)
+from helpers.exercises.staging_upload_polls import (asked_not_waited, noting_streams,
+                                                   stream_queried)
 from helpers.exercises.staging_upload_models import (at_element_offsets, at_elements,
                                                     at_the_chunk_ends, at_the_start_of_d,
                                                     chunk_in_bytes, chunk_too_long, context_waited,
@@ -103,8 +105,8 @@ def _on_the_simulator(fn, driver):
 class _Copies:
     """A driver that notes the host arrays its asynchronous copies to the device copy from, and
     in ``log``, in order, each copy (``("copy", its stream)``, ``("blocking", None)`` for a
-    memcpy_htod), each wait for a stream the checker made (``("wait", the stream)``) or for the
-    context (``noting_context``), and in ``queued`` what each copy's source held when queued and
+    memcpy_htod), each wait for or question to a stream the checker made (``noting_streams``) or
+    wait for the context (``noting_context``), and in ``queued`` what each copy's source held when queued and
     at the next of these calls. Given ``d`` (its address, its bytes with the guard after it, and
     the chunk), a copy that would run past its end is refused (``_past_d``): a GPU would write
     what lies after it. Given ``fn``, a copy given source first is refused (``source_first``)."""
@@ -133,18 +135,6 @@ class _Copies:
         self.log.append(("blocking", None))
         self.queued.settle()
         return self._drv.memcpy_htod(dest, src, *args, **kwargs)
-
-    def streams(self, count):
-        """``count`` streams of the driver whose waits go into the log."""
-        log, queued = self.log, self.queued
-
-        class Stream(self._drv.Stream):
-            def synchronize(self):
-                log.append(("wait", self))
-                queued.settle()
-                return super().synchronize()
-
-        return [Stream() for _ in range(count)]
 
 
 def _place(dest, src, start):  # (byte offset in d, bytes) of a copy, None where not an address
@@ -271,7 +261,7 @@ def _seen(fn, n, chunk, drv, catch):  # _mistakes's, as the run shows them
     for buf in staging:
         buf[:] = np.nan          # h holds none: a buffer still all NaN was never filled
     copies = _Copies(drv, (int(d), (n + chunk) * 4, chunk), fn)
-    streams = copies.streams(2)
+    streams = noting_streams(drv, copies.log, copies.queued, 2)
     hold_streams(streams, drv)
     learner_s, fn = fn, _on_the_simulator(fn, copies) if _reads_global_drv(fn) else fn
     seen = h.view(_SlicesNoted)
@@ -282,7 +272,8 @@ def _seen(fn, n, chunk, drv, catch):  # _mistakes's, as the run shows them
                                   "follow the TODOs: wait for the stream, fill, queue the copy",
                                   [(ValueError, _sliced_past_n(seen, chunk, learner_s)),
                                    (IndexError, _floor_divided(staging)),
-                                   (TypeError, pointer_added(learner_s, 1, d))])[0]):
+                                   (TypeError, pointer_added(learner_s, 1, d)),
+                                   (AttributeError, stream_queried(learner_s, streams))])[0]):
         yield mistake
     copies.queued.settle()  # what the sources hold at the return
     yield from filter(None, [default_stream(copies.log, learner_s), filled_after_queued(
@@ -354,7 +345,7 @@ def _wrong_chunks(got, h, chunk, log, fn):
             yield (f"the last chunk (elements {bounds[-1][0]:,} to {n - 1:,}, shorter than the "
                    "others) was never copied", "for lo in range(0, n, chunk): the last chunk is "
                    "whatever is left, min(n, lo + chunk)")
-    yield from filter(None, [event_before_its_copy(log, fn)])
+    yield from filter(None, [event_before_its_copy(log, fn), asked_not_waited(log, fn)])
     last, stale = [np.zeros(chunk, np.float32) for _ in range(2)], np.empty_like(h)
     for c, (lo, hi) in enumerate(bounds):  # the buffers as the last chunks filled them
         last[c % 2][:hi - lo] = h[lo:hi]

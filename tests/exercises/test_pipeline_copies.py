@@ -28,6 +28,30 @@ WRONG = {
          "memcpy_htod_async copies into its first argument, the device buffer",
          "Hint: destination first in both copies: drv.memcpy_htod_async(d_in, h_in[lo:hi], s), "
          "as drv.memcpy_dtoh_async(h_out[lo:hi], d_out, s)")),
+    # blind audit AI (was "57129 elements differ from NumPy, ... Hint: check which buffer and
+    # which stream each copy and launch uses: ...", each of which was right): the work queued
+    # breadth first, every copy in, then every launch, then every copy out, through each stream's
+    # one buffer pair, so a later chunk's copy in overwrote d_in before the kernel read it
+    "breadth_first_through_one_buffer_pair": ("""
+def my_pipeline(h_in, h_out, n_chunks, streams, launch):
+    n = h_in.size
+    chunk = -(-n // n_chunks)
+    buffers = [(drv.mem_alloc(chunk * 4), drv.mem_alloc(chunk * 4)) for _ in streams]
+    bounds = [(lo, min(n, lo + chunk)) for lo in range(0, n, chunk)]
+    for c, (lo, hi) in enumerate(bounds):
+        d_in, d_out = buffers[c % len(streams)]
+        drv.memcpy_htod_async(d_in, h_in[lo:hi], streams[c % len(streams)])
+    for c, (lo, hi) in enumerate(bounds):
+        d_in, d_out = buffers[c % len(streams)]
+        launch(d_in, d_out, hi - lo, streams[c % len(streams)])
+    for c, (lo, hi) in enumerate(bounds):
+        d_in, d_out = buffers[c % len(streams)]
+        drv.memcpy_dtoh_async(h_out[lo:hi], d_out, streams[c % len(streams)])
+    for s in streams:
+        s.synchronize()
+""", ("on streams[0] the copies in of chunks 0, 3 and 6 were all queued before chunk 0's launch",
+      "chunk 3's copy in overwrote d_in before chunk 0's kernel read it",
+      "Hint: queue each chunk's copy in, launch and copy out in one loop")),
 }
 
 

@@ -17,10 +17,11 @@ was queued, when something waits for it:
   the simulator one a device (``_Legacy``);
 - freeing device memory: the work that uses it (cuMemFree waits for the device);
 - ``Stream.is_done()``, ``Event.query()``: when the work is not done they say so, and let one
-  operation of it run, so that a loop that polls gets there, as the GPU would; an event that
-  operation lets the work reach is reached only at the host's next call (the next query one),
-  as on a GPU an event asked about too early is reached some time after the answer: a time read
-  right after a query that said no fails there, as it does on a GPU;
+  operation of it run at the host's next call (the next query one, a copy queued, a wait), so
+  that a loop that polls gets there, as the GPU would, while asking alone never waits: as on a
+  GPU the work asked about too early runs some time after the answer, a time read right after a
+  query that said no fails, and a page-locked buffer refilled right after a stream's is_done()
+  said no is what its queued copy reads;
 - a queue of more than MAX_PENDING operations runs its oldest one, as a GPU's host waits when the
   queue is full.
 
@@ -79,6 +80,7 @@ _counter = itertools.count()
 _local = threading.local()     # .running: this thread is running queued work
 _engine_free = 0.0             # when the simulated device is done with the work it has run
 _sticky = None                 # an error from work run where it could not be raised
+_polled: list[_Op] = []        # the operation a poll that said no let run: at the host's next call
 
 
 def submit(stream, action, what, after=(), touches=()):
@@ -89,6 +91,8 @@ def submit(stream, action, what, after=(), touches=()):
     s = legacy() if stream is None else stream
     if not isinstance(s, _Legacy):
         s._check_alive(what)
+    if _polled:
+        _run([])  # the operation a poll let run runs first
     with _lock:
         deps = [op for op in (s._last, *after) if op is not None and not op.done]
         if isinstance(s, _Legacy):  # it waits for every blocking stream of its device
@@ -165,18 +169,19 @@ def _closure(targets):
     return [seen[k] for k in sorted(seen)]
 
 
-def _run(targets, limit=None, settle=True):
-    """Run what targets need (at most `limit` operations), in order; markers that a poll left
-    unreached first. ``settle``: reach the markers the work run lets it reach (a poll's one
-    operation does not). Not from within queued work (a free during a garbage collection
-    there): that would run later work before it."""
+def _run(targets, limit=None):
+    """Run the operation a poll let run (``_polled``), then what targets need (at most `limit`
+    operations), in order, reaching the markers the work run lets it reach. Not from within
+    queued work (a free during a garbage collection there): that would run later work before
+    it."""
     if getattr(_local, "running", False):
         return
     _local.running = True
     try:
         with _lock:
+            polled, _polled[:] = list(_polled), []
             _settle_markers()
-            for op in _closure(targets)[:limit]:
+            for op in [*polled, *_closure(targets)[:limit]]:
                 if op.done:
                     continue
                 del _pending[op.seq]
@@ -188,8 +193,7 @@ def _run(targets, limit=None, settle=True):
                     _drop_all(err)
                     raise
                 _finish(op, time.perf_counter() - began)
-                if settle:
-                    _settle_markers()
+                _settle_markers()
     finally:
         _local.running = False
 
@@ -259,15 +263,17 @@ def finish(handle):
 
 
 def poll(targets):
-    """True if targets have run; if not, run one operation of what they need and say False. An
-    event that operation lets the work reach is not reached yet: only at the host's next call
-    (see the docstring), so that a time read right after a query that said no fails."""
+    """True if targets have run; if not, say False and let one operation of what they need run at
+    the host's next call (see the docstring): a time read, or a buffer refilled, right after a
+    no finds that work not run."""
     _raise_sticky()
+    if _polled:
+        _run([])  # what the last poll let run
     with _lock:
         _settle_markers()
         if all(op is None or op.done for op in targets):
             return True
-    _run(targets, limit=1, settle=False)
+        _polled[:] = _closure(targets)[:1]
     return False
 
 

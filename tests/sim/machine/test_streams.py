@@ -132,6 +132,25 @@ def test_a_query_that_said_no_does_not_wait(slow_fill):
     assert start.time_till(end) > 0
 
 
+def test_asking_a_stream_does_not_run_its_copies(slow_fill):
+    """stream.is_done() asks and returns at once: a page-locked buffer refilled after its no (two
+    of them, here) is what the copy queued before reads, as on a GPU (the simulator's poll lets
+    the work run, but only at the host's next call); the refill is safe only after a wait."""
+    stream = drv.Stream()
+    d_a, d_b = drv.mem_alloc(4 * N), drv.mem_alloc(4 * N)
+    buf = drv.pagelocked_empty(N, np.float32)
+    buf.fill(1.0)
+    slow_fill(d_a, 7.0, stream)
+    drv.memcpy_htod_async(d_b, buf, stream)
+    assert not stream.is_done()
+    assert not stream.is_done()
+    buf.fill(2.0)                     # the mistake: the copy out of buf has not run yet
+    stream.synchronize()
+    out = np.empty(N, np.float32)
+    drv.memcpy_dtoh(out, d_b)
+    assert (out == 2.0).all()
+
+
 def test_copies_from_pageable_memory_take_the_data_when_called(slow_fill):
     """CUDA copies pageable memory at once (host to device) or waits for the copy (device to
     host): only page-locked memory is read or written later."""

@@ -1,0 +1,77 @@
+"""The learner's streams in notebook 05's double-buffering exercise, for
+``helpers.exercises.staging_upload``: their waits and questions as the host made them
+(``noting_streams``), a stream asked whether its copies are done where the host should wait for
+it (``asked_not_waited``), and query(), an Event's question, asked of a stream
+(``stream_queried``)."""
+
+from __future__ import annotations
+
+import ast
+
+from helpers.exercises.learner_code import code_of
+
+WAIT = "wait for the stream before refilling its buffer: {}.synchronize()"
+
+
+def noting_streams(driver, log, queued, count):
+    """``count`` streams of ``driver`` whose waits (``("wait", the stream)``, noting what the
+    queued copies' sources hold: ``queued.settle``) and questions (``("asked", the stream)`` for
+    an is_done() that said no, ``("done", the stream)`` for a yes) go into ``log``."""
+    class Stream(driver.Stream):
+        def synchronize(self):
+            log.append(("wait", self))
+            queued.settle()
+            return super().synchronize()
+
+        def is_done(self):
+            done = super().is_done()
+            log.append(("done" if done else "asked", self))
+            return done
+
+    return [Stream() for _ in range(count)]
+
+
+def _call(fn, method):
+    """(the first call of ``method`` on a name in ``fn``'s code, that name), (None, "s") where
+    the code is not known or has none."""
+    code = code_of(fn)
+    node = code and next((n for n in ast.walk(code.tree) if isinstance(n, ast.Call)
+                          and isinstance(n.func, ast.Attribute) and n.func.attr == method), None)
+    return (code, node, ast.unparse(node.func.value)) if node else (None, None, "s")
+
+
+def asked_not_waited(log, fn):
+    """(problem, hint) where a copy was queued on a stream whose last is_done() said no, with no
+    wait since (``log``, as ``noting_streams`` and staging_upload's copies fill it): the
+    answer taken for a wait; else None. The line that asks is named where ``fn``'s code shows it."""
+    last = {}
+    for what, s in log:
+        if what in ("context wait", "event wait", "blocking"):
+            last.clear()
+        elif what in ("asked", "done", "wait"):
+            last[id(s)] = what
+        elif what == "copy" and last.get(id(s)) == "asked":
+            break
+    else:
+        return None
+    code, node, name = _call(fn, "is_done")
+    where = f" at {code.quoted(node)}" if node else ""
+    return (f"{name}.is_done(){where} only asks whether the stream's copies are done and returns "
+            "at once (here with False): it does not wait, so its staging buffer was refilled "
+            "while the copy out of it, two chunks back, had not run, and that copy carried the "
+            "later chunk's data", WAIT.format(name) + " (is_done() is for a host that does "
+            "other work meanwhile and asks again)")
+
+
+def stream_queried(fn, streams):
+    """For ``run_catching``'s hints (AttributeError): query() asked of one of ``streams`` (the
+    error's ``obj`` and ``name``), where a Stream has is_done() and an Event query()."""
+    def told(err):
+        if getattr(err, "name", None) != "query" or not any(
+                getattr(err, "obj", None) is s for s in streams):
+            return None
+        name = _call(fn, "query")[2]
+        return ("a Stream has no query() (an Event has one; a stream's question is is_done()), "
+                f"and asking does not wait: the copy out of {name}'s staging buffer may still "
+                "be queued when the buffer is refilled", WAIT.format(name))
+    return told

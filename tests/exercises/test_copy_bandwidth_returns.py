@@ -1,0 +1,31 @@
+"""The event-timing exercise (notebook 05), what the function returns: the time the events gave
+returned as it is, where the bandwidth belongs, is named from the ms time_till handed over."""
+
+import pytest
+
+from test_copy_bandwidth import RIGHT_GBS, define, right_but
+
+from helpers.exercises.copy_bandwidth import check_copy_bandwidth
+
+pytestmark = pytest.mark.gpu_timing  # as test_copy_bandwidth.py: the checker times copies
+
+# name: (source, {field: words that the verdict's field must contain})
+WRONG = {
+    # blind audit AI (was "8.186 GB/s, where the checker's events measured 7.713 GB/s for the same
+    # copy ... Hint: record start and end in stream, around the copy alone; ..."): TODO 3's
+    # conversion left out, the ms returned where the GB/s belong
+    "ms_returned": (right_but(RIGHT_GBS, "ms"),
+                    {"problem": ("line 9 of your cell (return ms)", "the copy's time in "
+                                 "milliseconds, not a bandwidth in GB/s"),
+                     "hint": "return h.nbytes / (ms * 1e-3) / 1e9"}),
+}
+
+
+@pytest.mark.parametrize("name", sorted(WRONG))
+def test_what_is_returned_in_place_of_the_bandwidth_is_named(name):
+    source, expected = WRONG[name]
+    verdict = check_copy_bandwidth(define(source))
+    assert verdict.passed is False
+    for field, words in expected.items():
+        for part in (words,) if isinstance(words, str) else words:
+            assert part in getattr(verdict, field), verdict
