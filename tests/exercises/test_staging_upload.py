@@ -4,42 +4,18 @@ verdict, on both backends: on a GPU the checker keeps the streams busy first, so
 buffer refilled too early shows there too. The variants are Python source, defined the way a
 notebook cell defines the function."""
 
-import textwrap
-import types
-
 import pytest
+from staging_upload_cases import (RIGHT_BODY, WAIT, assert_named, assert_named_on_the_simulator,
+                                   define, right_but)
 
 from helpers.exercises import catalog
-from helpers.exercises.catalog import define_function
 from helpers.exercises.solutions.staging_upload import my_upload as solution
 from helpers.exercises.staging_upload import CASES, _scaled, check_staging_upload
 
-RIGHT_BODY = """
-def my_upload(h, d, staging, streams):
-    n, chunk = h.size, staging[0].size
-    for c, lo in enumerate(range(0, n, chunk)):
-        hi = min(n, lo + chunk)
-        buf = staging[c % 2]
-        s = streams[c % 2]
-        s.synchronize()
-        buf[:hi - lo] = h[lo:hi]
-        drv.memcpy_htod_async(int(d) + lo * 4, buf[:hi - lo], s)
-    for s in streams:
-        s.synchronize()
-"""
-WAIT = "        s.synchronize()\n        buf"
 COPY = "drv.memcpy_htod_async(int(d) + lo * 4, buf[:hi - lo], s)"
 FINAL = "    for s in streams:\n        s.synchronize()\n"
 N, CHUNK = _scaled(CASES[0])  # the first case's sizes on this backend (16 times larger on a GPU)
 LAST_C, LAST_LO = (N - 1) // CHUNK, (N - 1) // CHUNK * CHUNK  # the last, shorter chunk's c and lo
-
-
-def right_but(*replacements):
-    source = RIGHT_BODY
-    for old, new in replacements:
-        assert old in source, old
-        source = source.replace(old, new)
-    return source
 
 
 # name: (source, {field: words that the verdict's field must contain})
@@ -338,10 +314,6 @@ RIGHT = {
 }
 
 
-def define(source):
-    return define_function(textwrap.dedent(source), "my_upload")
-
-
 def test_the_solution_passes(capsys):
     verdict = check_staging_upload(solution)
     assert verdict.passed is True, verdict
@@ -356,25 +328,13 @@ def test_a_right_function_written_another_way_passes(name):
 @pytest.mark.parametrize("name", [pytest.param(name, marks=pytest.mark.gpu_timing) if name in RACES
                                   else name for name in sorted(WRONG)])
 def test_each_mistake_gets_its_own_verdict(name):
-    source, expected = WRONG[name]
-    verdict = check_staging_upload(define(source))
-    assert verdict.passed is False
-    for field, words in expected.items():
-        for part in (words,) if isinstance(words, str) else words:
-            assert part in getattr(verdict, field), verdict
+    assert_named(*WRONG[name])
 
 
 @pytest.mark.parametrize("name", sorted(RACES))
 def test_the_simulator_s_run_names_a_race_on_any_backend(name):
     """What a GPU whose copies are quick does not show, the checker's run on the simulator does."""
-    from helpers.exercises import staging_upload
-    from helpers.sim import driver
-
-    defined = define(WRONG[name][0])   # its drv a stand-in that cannot copy: the rebinding is tested
-    cut_off = types.FunctionType(defined.__code__, {**defined.__globals__, "drv": None})
-    fn = staging_upload._on_the_simulator(cut_off, driver)
-    problem, hint = next(staging_upload._mistakes(fn, *staging_upload.CASES[0], driver))
-    assert WRONG[name][1]["problem"] in problem and WRONG[name][1]["hint"] in hint, problem
+    assert_named_on_the_simulator(*WRONG[name])
 
 
 def test_the_cell_as_shipped_is_not_yet():
