@@ -148,17 +148,16 @@ def loop_never_ran(kernels, accesses):
     c_im[...], where ``accesses`` (a trace of one point, or None) holds no read at the lines of
     that body: the loop's test is false at the start (k = 0, z = 0), so the body never ran; the
     escape test written for the loop's, |z|^2 > 4, is."""
+    from helpers.exercises.barrier_if import loops_in
     from helpers.exercises.microscope import kernel_words, source_line
-    from helpers.sim.compile.kernel_text import Unreadable, closing
+    from helpers.sim.compile.kernel_text import Unreadable
 
     if (text := kernel_words(kernels)) is None or accesses is None:
         return
     source, tokens, words, body, end = text
     try:
-        j = next(j for j in range(body + 1, end - 1) if words[j] in ("while", "for"))
-        close = closing(tokens, j + 1)
-        last = closing(tokens, close + 1) if words[close + 1] == "{" else words.index(";", close)
-    except (StopIteration, Unreadable, ValueError):
+        j, close, last = loops_in(tokens, words, body, end)[0]
+    except (IndexError, Unreadable, ValueError):
         return
     if not any(words[m] in ("c_re", "c_im") and words[m + 1] == "[" for m in range(close, last)):
         return
@@ -229,18 +228,17 @@ def test_set_once(kernels, max_iter):
     nothing in the loop sets again (float size2 = z_re * z_re + z_im * z_im; then while (k <
     max_iter && size2 <= 4.0f)): the test reads a copy made once, which stays as it was while z
     moves, so every point counts max_iter."""
+    from helpers.exercises.barrier_if import loops_in
     from helpers.exercises.microscope import kernel_words, source_line
     from helpers.exercises.unbraced import ASSIGNED
-    from helpers.sim.compile.kernel_text import Unreadable, closing
+    from helpers.sim.compile.kernel_text import Unreadable
 
     if (text := kernel_words(kernels)) is None:
         return
     source, tokens, words, body, end = text
     try:
-        j = next(j for j in range(body + 1, end - 1) if words[j] in ("while", "for"))
-        close = closing(tokens, j + 1)
-        last = closing(tokens, close + 1) if words[close + 1] == "{" else words.index(";", close)
-    except (StopIteration, Unreadable, ValueError):
+        j, close, last = loops_in(tokens, words, body, end)[0]
+    except (IndexError, Unreadable, ValueError):
         return
     changed = {words[m + d] for m in range(j + 2, last) for d in (-1, 1)
                if words[m] in ("++", "--") or (words[m] in ASSIGNED and d < 0)}
