@@ -6,6 +6,8 @@ show)."""
 import textwrap
 import types
 
+from verdict_words import assert_says
+
 from helpers.exercises.catalog import define_function
 from helpers.exercises.staging_upload import check_staging_upload
 
@@ -41,9 +43,7 @@ def assert_named(source, expected):
     """The checker's verdict on ``source`` is NOT YET, each field holding its expected words."""
     verdict = check_staging_upload(define(source))
     assert verdict.passed is False
-    for field, words in expected.items():
-        for part in (words,) if isinstance(words, str) else words:
-            assert part in getattr(verdict, field), verdict
+    assert_says(verdict, expected)
 
 
 def assert_named_on_the_simulator(source, expected):
@@ -56,6 +56,4 @@ def assert_named_on_the_simulator(source, expected):
     fn = staging_upload._on_the_simulator(cut_off, driver)
     said = dict(zip(("problem", "hint"), next(staging_upload._mistakes(
         fn, *staging_upload.CASES[0], driver))))
-    for field, words in expected.items():
-        for part in (words,) if isinstance(words, str) else words:
-            assert part in said[field], said
+    assert_says(said, expected)

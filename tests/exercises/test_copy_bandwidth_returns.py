@@ -4,6 +4,7 @@ returned as it is, where the bandwidth belongs, is named from the ms time_till h
 import pytest
 
 from test_copy_bandwidth import RIGHT_GBS, define, right_but
+from verdict_words import assert_says
 
 from helpers.exercises.copy_bandwidth import check_copy_bandwidth
 
@@ -26,6 +27,4 @@ def test_what_is_returned_in_place_of_the_bandwidth_is_named(name):
     source, expected = WRONG[name]
     verdict = check_copy_bandwidth(define(source))
     assert verdict.passed is False
-    for field, words in expected.items():
-        for part in (words,) if isinstance(words, str) else words:
-            assert part in getattr(verdict, field), verdict
+    assert_says(verdict, expected)
