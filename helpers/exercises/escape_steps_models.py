@@ -148,17 +148,11 @@ def loop_never_ran(kernels, accesses):
     c_im[...], where ``accesses`` (a trace of one point, or None) holds no read at the lines of
     that body: the loop's test is false at the start (k = 0, z = 0), so the body never ran; the
     escape test written for the loop's, |z|^2 > 4, is."""
-    from helpers.exercises.barrier_if import loops_in
-    from helpers.exercises.microscope import kernel_words, source_line
-    from helpers.sim.compile.kernel_text import Unreadable
+    from helpers.exercises.microscope import source_line
 
-    if (text := kernel_words(kernels)) is None or accesses is None:
+    if (loop := _first_loop(kernels)) is None or accesses is None:
         return
-    source, tokens, words, body, end = text
-    try:
-        j, close, last = loops_in(tokens, words, body, end)[0]
-    except (IndexError, Unreadable, ValueError):
-        return
+    source, tokens, words, _, j, close, last = loop
     if not any(words[m] in ("c_re", "c_im") and words[m + 1] == "[" for m in range(close, last)):
         return
     lines = range(source_line(source, tokens[close].start), source_line(source, tokens[last].start)
@@ -228,18 +222,12 @@ def test_set_once(kernels, max_iter):
     nothing in the loop sets again (float size2 = z_re * z_re + z_im * z_im; then while (k <
     max_iter && size2 <= 4.0f)): the test reads a copy made once, which stays as it was while z
     moves, so every point counts max_iter."""
-    from helpers.exercises.barrier_if import loops_in
-    from helpers.exercises.microscope import kernel_words, source_line
+    from helpers.exercises.microscope import source_line
     from helpers.exercises.unbraced import ASSIGNED
-    from helpers.sim.compile.kernel_text import Unreadable
 
-    if (text := kernel_words(kernels)) is None:
+    if (loop := _first_loop(kernels)) is None:
         return
-    source, tokens, words, body, end = text
-    try:
-        j, close, last = loops_in(tokens, words, body, end)[0]
-    except (IndexError, Unreadable, ValueError):
-        return
+    source, tokens, words, body, j, close, last = loop
     changed = {words[m + d] for m in range(j + 2, last) for d in (-1, 1)
                if words[m] in ("++", "--") or (words[m] in ASSIGNED and d < 0)}
     for name in dict.fromkeys(w for w in words[j + 2:close] if w.isidentifier()):
@@ -256,3 +244,20 @@ def test_set_once(kernels, max_iter):
                    "test |z|^2 as z is now, in the loop's test itself: while (k < max_iter && "
                    f"z_re * z_re + z_im * z_im <= 4.0f) (or set {name} again after each step)")
             return
+
+
+def _first_loop(kernels):
+    """(source, tokens, words, the index of the kernel body's "{", and of its first loop's for or
+    while, that loop's head's ")" and its body's last word); None where there is none or the text
+    cannot be read."""
+    from helpers.exercises.barrier_if import loops_in
+    from helpers.exercises.microscope import kernel_words
+    from helpers.sim.compile.kernel_text import Unreadable
+
+    if (text := kernel_words(kernels)) is None:
+        return None
+    source, tokens, words, body, end = text
+    try:
+        return (source, tokens, words, body, *loops_in(tokens, words, body, end)[0])
+    except (IndexError, Unreadable, ValueError):
+        return None
