@@ -144,9 +144,11 @@ def _row_step_scaled(rgb, out, code):
 
 def _sides_swapped(case, rgb, out, code):
     """The kernel's width and height the host's other way round (``sides_swapped``): each pixel
-    is its own, so the pixels written, rows height pixels long, are right."""
+    is its own, so the pixels written, rows height pixels long, are right. Only where some pixels
+    were never written: a range that covers the image both ways round has such a kernel write
+    every pixel, right, as a right kernel does."""
     right = ~sepia._differs(out.got, sepia.reference(rgb), rgb @ sepia.SEPIA.T).any(axis=2)
-    if not out.past.size:
+    if not out.past.size and out.unwritten.any():
         yield from sides_swapped(case, out.unwritten.any(axis=2), right.ravel(), code,
                                  "__global uchar *out")
 
