@@ -58,11 +58,11 @@ def _refine(failure):
     err = failure.error
     yield from j_as_the_lane(failure)
     yield from s_declared_short(failure)
-    if _overwrites_own(failure):
-        first, second = err.first, err.second
+    if (pair := _overwrites_own(failure)):
+        writer, reader = pair
         yield (f"s is written after the barrier while partner threads still read it: thread "
-               f"{first.thread[0]} overwrote s[{err.element}] at {first.line} while thread "
-               f"{second.thread[0]}, whose mirror it is, still read it there (a data race on "
+               f"{writer.thread[0]} overwrote s[{err.element}] at {writer.line} while thread "
+               f"{reader.thread[0]}, whose mirror it is, still read it there (a data race on "
                f"s, {err.count} hazards in this launch)",
                "leave s as loaded and read s[len - 1 - j] straight into out: "
                "out[start + j] = s[len - 1 - j]")
@@ -131,11 +131,17 @@ def _global_mirror(failure):
 
 def _overwrites_own(failure):
     """A race on s after the barrier, both accesses on one line: thread j wrote its own s[j]
-    (its fields: the first thread's index is the element), another thread of its block read it."""
+    (its fields: the writer's index is the element), another thread of its block read it; the
+    (writer, reader) accesses, or None."""
     err = failure.error
-    return (failure.kind == "race" and err.array == "s" and err.same_line
-            and err.first.writes and err.second.reads
-            and err.first.block == err.second.block and err.first.thread[0] == err.element)
+    if failure.kind != "race" or err.array != "s" or not err.same_line:
+        return None
+    pair = (err.first, err.second) if err.first.writes else (err.second, err.first)
+    writer, reader = pair
+    if writer.writes and reader.reads and writer.block == reader.block \
+            and writer.thread[0] == err.element:
+        return pair
+    return None
 
 
 def _launch(n):

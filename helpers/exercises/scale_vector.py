@@ -162,7 +162,7 @@ def _block_stride(race, block):
     b * blockDim.x + t in steps of blockDim.x: a loop that steps by the block, not the grid."""
     if not written_by_two(race):
         return
-    (b1, b2), (t1, t2) = ((a.block[0] for a in (race.first, race.second)),
+    (b1, b2), (t1, t2) = (sorted(a.block[0] for a in (race.first, race.second)),
                           (a.thread[0] for a in (race.first, race.second)))
     e = race.element
     if b1 != b2 and t1 == t2 and (e - t1) % block == 0 and e >= max(b1, b2) * block + t1:
