@@ -322,31 +322,24 @@ def guard_on_thread_z(case, grid, hit, probe_hit):
 
 def read_before_the_guard(kernels, case, grid):
     """(problem, hint) where the kernel's body (its simulated twin's source) reads vol or scale
-    before its bounds guard, the first if that tests nx, ny or nz: the threads outside the
-    volume (the grid sticks out past it in z) read past the input's end before they return. The
-    read's value goes nowhere, and the compiler may move it below the guard: the text tells it.
-    A read whose index is clamped (min, ?:) is not one."""
+    before its bounds guard, the first if that tests nx, ny or nz (``sepia_guard``'s
+    ``read_above_the_guard``): the threads outside the volume (the grid sticks out past it in
+    z) read past the input's end before they return. The read's value goes nowhere, and the
+    compiler may move it below the guard: the text tells it."""
     from helpers.exercises.microscope import kernel_words, source_line
-    from helpers.sim.compile.kernel_text import Unreadable, closing
+    from helpers.exercises.sepia_guard import read_above_the_guard
 
     if (text := kernel_words(kernels)) is None:
         return
-    source, tokens, words, body, end = text
-    try:
-        guard = next(k for k in range(body, end) if words[k] == "if" and {"nx", "ny", "nz"} &
-                     set(words[k + 1:closing(tokens, k + 1)]))
-        read = next(k for k in range(body, guard) if words[k] in ("vol", "scale") and
-                    words[k + 1] == "[" and not {"min", "?"} & set(
-                        words[k:closing(tokens, k + 1)]))
-        shut = closing(tokens, guard + 1)
-    except (StopIteration, Unreadable):
+    source, tokens, _, _, end = text
+    read = read_above_the_guard(source[:tokens[end].end], kernels.simulated.name,
+                                ("nx", "ny", "nz"), ("vol", "scale"))
+    if read is None:
         return
-    index = source[tokens[read + 2].start:tokens[closing(tokens, read + 1) - 1].end]
-    name, depth, nz = words[read], grid[2] * case[3][2], case[2]
+    name, index, depth, nz = read.array, read.index, grid[2] * case[3][2], case[2]
     reach = f", as far as scale[{depth - 1}]" if (name, index) == ("scale", "z") else ""
-    test = source[tokens[guard + 1].start:tokens[shut].end]
-    yield (f"{name}[{index}] is read at line {source_line(source, tokens[read].start)}, before "
-           f"the bounds guard if {test} at line {source_line(source, tokens[guard].start)}: the "
+    yield (f"{name}[{index}] is read at line {source_line(source, read.read_at)}, before the "
+           f"bounds guard if ({read.test}) at line {source_line(source, read.guard_at)}: the "
            f"threads with z >= nz (the grid has {depth} threads in z, nz = {nz}) read past the "
            f"end of {name}{reach}, before they return (a read outside an array is undefined, even "
            "when, as here, its value goes nowhere and out does not show it)",
