@@ -79,9 +79,9 @@ def _mistakes(case, run):
     yield from _shifted_up(n, run.out.past, written, right)
     yield from _past(n, run.out.past, written)
     if run.out.differs:
+        yield from _updated_store(run.kernel)
         yield ("y came out different when it held something else before the launch: the kernel "
-               "reads y (y[i] += c adds c to whatever y held; nothing sets it to 0 first)",
-               "compute from x alone: y[i] = x[i] + c")
+               "reads y before it stores into y", "compute from x alone: y[i] = x[i] + c")
     if not written.any():
         yield from _compared_not_stored(run.kernel)
         yield "nothing was written: y still holds the NaN it was filled with", \
@@ -160,6 +160,38 @@ def _stored_twice(kernels, problem):
            f"{source_line(source, tokens[a].start)}, then {last} at line {line}, which runs "
            "after it and overwrites it", f"delete {last} (line {line}): each thread stores its "
            "element once, y[i] = x[i] + c;")
+
+
+UPDATES = {"+=": "adds {v} to what {e} held", "-=": "subtracts {v} from what {e} held",
+           "*=": "multiplies what {e} held by {v}", "/=": "divides what {e} held by {v}"}
+"""The updates of a store that reads its element first, y[i] += ..., with what each does."""
+
+
+def _updated_store(kernels):
+    """A store into y of the kernel's text (its simulated twin's source) that updates the element,
+    y[i] += x[i] + c;, where y differed with what it held before the launch: it reads y first."""
+    from helpers.sim.compile.kernel_text import Unreadable, closing
+
+    if (text := kernel_words(kernels)) is None:
+        return
+    source, tokens, words, body, end = text
+    for s in range(body + 1, end - 1):
+        if words[s] != "y" or words[s - 1] not in ("{", ";", "}", ")") or words[s + 1] != "[":
+            continue
+        try:
+            close = closing(tokens, s + 1)
+            stop = words.index(";", close, end)
+        except (Unreadable, ValueError):
+            return
+        if (does := UPDATES.get(words[close + 1])) is None or stop <= close + 2:
+            continue
+        said, value = (source[tokens[a].start:tokens[stop].end] for a in (s, close + 2))
+        element = source[tokens[s].start:tokens[close].end]
+        yield (f"y came out different when it held something else before the launch: {said} at "
+               f"line {source_line(source, tokens[s].start)} "
+               f"{does.format(v=value[:-1].strip(), e=element)} before the launch ({words[close + 1]} reads {element} first, and "
+               "nothing sets it)", "store with one =: y[i] = x[i] + c;")
+        return
 
 
 def _one_element(x, c, got):

@@ -22,7 +22,8 @@ from helpers.exercises.hidden import pick
 from helpers.exercises.origin import Wrong
 from helpers.exercises.kernel import KernelExercise, Launch, traced_back
 from helpers.exercises.multiply_vectors_models import (INDEX_HINT, guard_of_the_blocks,
-                                                        place_from_y, written_by, written_where)
+                                                        place_from_y, plus_sign_for_add,
+                                                        written_by, written_where)
 
 # (threads per block, blocks): n = their product; last a small one on the simulator, race-checked
 CASES = [(128, 7), (32, 13), (256, 3), (8, 3, "observe")]
@@ -257,6 +258,7 @@ def first_block_only(kernels):
     launch of ``GRID_PROBE`` on the simulator (a 2-D grid), the elements each block wrote,
     compared with each cause's (blockIdx.y for blockIdx.x, threadIdx.x alone, a guard
     i < blockDim.x); nothing where none matches or the launch failed."""
+    yield from plus_sign_for_add(kernels, FIRST_BLOCK)
     size, (gx, gy) = GRID_PROBE
     n = size * gx * gy
     ones = np.ones(n, np.float32)

@@ -114,3 +114,31 @@ def guard_of_the_blocks(run, every, size, n):
            "guard is needed: remove the if, and every thread stores out[i] = a[i] * b[i] (a guard, "
            "where the next exercise needs one, compares i with the number of elements, n, never "
            "with the number of blocks)")
+
+
+def plus_sign_for_add(kernels, first_block):
+    """A statement of the kernel's text (its simulated twin's source) typed i =+ threadIdx.x;,
+    where i was set before: = then a plus sign, i = +threadIdx.x, which replaces what i held
+    where += adds to it. ``first_block``: the problem's start, the elements written."""
+    from helpers.exercises.microscope import kernel_words, source_line
+
+    if (text := kernel_words(kernels)) is None:
+        return
+    source, tokens, words, body, end = text
+    for s in range(body + 1, end - 3):
+        if words[s - 1] not in ("{", ";", "}") or words[s + 1:s + 3] != ["=", "+"] or \
+                ";" not in words[s:end]:
+            continue
+        stop = words.index(";", s, end)
+        before = [k for k in range(body + 1, s) if words[k] == words[s] and words[k + 1] == "="]
+        if not before or ";" not in words[before[-1]:s]:
+            continue
+        k = before[-1]
+        held = source[tokens[k + 2].start:tokens[words.index(";", k, s) - 1].end]
+        said, added = (source[tokens[a].start:tokens[stop].end] for a in (s, s + 3))
+        yield (f"{first_block}{said} at line {source_line(source, tokens[s].start)} is "
+               f"{words[s]} = +{added[:-1].strip()}: =+ is = and then a plus sign, so it replaces "
+               f"what {words[s]} held, {held} (line {source_line(source, tokens[k].start)}), "
+               f"instead of adding to it, and {words[s]} counts from 0 again in every block",
+               f"add with +=: {words[s]} += {added} (or in one line: {INDEX_HINT})")
+        return

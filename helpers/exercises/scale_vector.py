@@ -25,8 +25,8 @@ from helpers.exercises.origin import Wrong
 from helpers.exercises.scale_vector_models import (ALPHA, FILL, a_factor_of_its_own,
                                                    alpha_cut_to_an_int, blocks_from_1, bound_of_two,
                                                    divided_by_alpha, guard_after_the_store,
-                                                   guard_in_bytes,
-                                                   multiplied_into, one_left_out, while_for_if,
+                                                   guard_in_bytes, multiplied_into, one_left_out,
+                                                   one_past_the_end, while_for_if,
                                                    whole_blocks_alone)
 
 
@@ -101,9 +101,7 @@ def _mistakes(case, run):
     x, got, past, unwritten = run.model, run.out.got, run.out.past, run.out.unwritten
     right = np.isclose(got, want := ALPHA * x, rtol=1e-6, atol=0)
     yield from one_further("y", "element", past, unwritten, "y[i] = alpha * x[i]")
-    if past.tolist() == [n]:
-        yield ("y[n] was written, one element past the end: the bounds guard is off by one",
-               "the last element is y[n - 1]: guard with if (i < n), not i <= n")
+    yield from one_past_the_end(run.kernel, n, past, unwritten)
     if past.size and unwritten.all():
         yield ("only the threads past the end wrote (y[n] and beyond), none of y[0] to "
                "y[n - 1]: the guard is inverted", "the threads with i < n do the work: "

@@ -34,6 +34,11 @@ WRONG = {
     "subtracted": ((*STORE, "y[i] = x[i] - c;"), "y = x - c"),
     "multiplied": ((*STORE, "y[i] = x[i] * c;"), "y = x * c"),
     "adds_to_y": ((*STORE, "y[i] += c;"), "y came out different when it held something else"),
+    # blind audit AJ (was '... the kernel reads y (y[i] += c adds c to whatever y held ...)', a
+    # line the learner never wrote): y[i] += x[i] + c, += where one = stores
+    "adds_the_sum_to_y": ((*STORE, "y[i] += x[i] + c;"),
+                          "y came out different when it held something else before the launch: "
+                          "y[i] += x[i] + c; at line "),
     "reads_the_next": ((*STORE, "y[i] = x[i + 1] + c;"), "y[i] holds x[i + 1] + c"),
     "writes_the_next": ((*STORE, "y[i + 1] = x[i] + c;"), "y[200] and beyond were written"),
     # blind audit TOA-add_constant-1: the warp's lane for the index (was '168 of 200 elements

@@ -20,6 +20,11 @@ STORE = "out[i] = a[i] * b[i];"
 WRONG = {
     "thread_index_only": ((INDEX, "threadIdx.x"), "only the first block's elements were written",
                           "i = threadIdx.x alone"),
+    # blind audit AJ (was 'only the first block's elements were written ...: i = threadIdx.x
+    # alone ...', which the learner never wrote): i =+ threadIdx.x, a plus sign after =, for +=
+    "plus_sign_for_add": ((INDEX + ";", "blockIdx.x * blockDim.x;\n    i =+ threadIdx.x;"),
+                          "only the first block's elements were written",
+                          "i =+ threadIdx.x; at line ", "Hint: add with +=: i += threadIdx.x;"),
     "block_offset_only": ((INDEX, "blockIdx.x * blockDim.x"),
                           "only the first element of each block"),
     # blind audit AG (was 'only the first element of each block was written: threadIdx.x is

@@ -139,6 +139,12 @@ WRONG = [
     ("guard_off_by_one",
      variant(KERNEL, ("i < n", "i <= n")),
      ["y[n] was written", "off by one", "not i <= n"]),
+    # blind audit AJ (was 'y[n] was written, one element past the end: the bounds guard is off
+    # by one ... not i <= n', a guard the learner never wrote): if (i = n), = where < compares
+    ("guard_assigns_n",
+     variant(KERNEL, ("if (i < n)", "if (i = n)")),
+     ["every thread wrote y[n], one past the end, and none of y[0] to y[n - 1]",
+      "if (i = n) at line", "assigns n to i", "Hint: compare, do not assign: guard with if (i < n)"]),
     ("stores_into_the_next",
      variant(KERNEL, ("y[i] = alpha * x[i];", "y[i + 1] = alpha * x[i];")),
      ["one too far", "the guard is right", "y[i] = alpha * x[i]"]),
