@@ -20,7 +20,8 @@ from helpers.exercises.causal_softmax_models import (
     max_of_first_columns, max_of_magnitudes, softmax, sum_without_max, sunk,
     unwritten_parts, visible, write_without_max)
 from helpers.exercises.causal_softmax_rows import (lanes_alike, written_past_the_last_row,
-                                                   max_by_fminf, refine, rows_misread, sum_before_the_max,
+                                                   max_by_fminf, max_subtracted_reversed, refine,
+                                                   rows_misread, sum_before_the_max,
                                                    sum_maxed, sum_of_exp_less_max,
                                                    sum_shuffles_cut_short,
                                                    sum_shuffles_started_late, sum_stepped_by_one)
@@ -322,6 +323,7 @@ def _mistakes(case, run):
     if right.all():
         return
     yield from rows_misread(x, got, run.out.unwritten, run.kernel)
+    yield from max_subtracted_reversed(x, got)
     yield from sum_shuffles_started_late(x, got)   # before the NaN rows: a GPU's lanes of denormals
     bad = set(np.flatnonzero(~np.isfinite(np.where(run.out.unwritten, 0, got)).all(axis=1)))
     odd_masked = set(range(1, min(x.shape[0], x.shape[1] - 1), 2))   # odd rows that mask some

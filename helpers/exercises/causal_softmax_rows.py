@@ -2,13 +2,14 @@
 stopped before its last shuffles, and of a sum taken before the lanes' maxima were combined
 (``helpers.exercises.causal_softmax``); the hints for a crash in a shuffle (``refine``); the
 row guard that lets row == rows through (``written_past_the_last_row``); a max's loop by fminf
-(``max_by_fminf``)."""
+(``max_by_fminf``); exp(m - x), the max subtracted the wrong way round
+(``max_subtracted_reversed``)."""
 
 from __future__ import annotations
 
 import numpy as np
 
-from helpers.exercises.causal_softmax_models import _near, max_of_row_0, softmax, visible
+from helpers.exercises.causal_softmax_models import _near, _shifted, max_of_row_0, softmax, visible
 
 
 def rows_misread(x, got, unwritten, kernels):
@@ -17,6 +18,25 @@ def rows_misread(x, got, unwritten, kernels):
     yield from stored_rows_apart(x, got, unwritten)
     yield from max_of_row_0(x, got, kernels)
     yield from stored_from_row_0(x, got)
+
+
+def max_subtracted_reversed(x, got):
+    """Both exps taking m - x, the max less the score: y is the softmax of -x (exps in float32,
+    which overflow where m - x passes about 88, in the rows of scores about 100 and a 0)."""
+    seen, xs = visible(*x.shape), x.astype(np.float64)
+    high, low = np.where(seen, xs, -np.inf), np.where(seen, xs, np.inf)
+    m = high.max(axis=1)
+    if not np.allclose(got, _shifted(-x, -m), rtol=4e-3, atol=1e-4, equal_nan=True):
+        return
+    r = int(np.argmax(np.isfinite(got).all(axis=1) & (low.min(axis=1) < m)))  # finite, spread
+    top, low = int(np.argmax(high[r])), int(np.argmin(low[r]))
+    yield (f"exp(m - x) has the subtraction the wrong way round: y is the softmax of -x, so the "
+           f"largest score got the smallest weight (row {r}: x[{r}][{top}] = {xs[r, top]:.4g}, "
+           f"its max, got y = {got[r, top]:.4g}, x[{r}][{low}] = {xs[r, low]:.4g} got "
+           f"{got[r, low]:.4g}), and m - x grows with the spread of the scores until exp "
+           "overflows a float (NaN or inf in the rows whose scores are about 100 and a 0)",
+           "exp(x - m), the score minus the max, in the sum and in the store: "
+           "__expf(__half2float(in[c]) - m), at most exp(0) = 1")
 
 
 def refine(failure):

@@ -6,8 +6,7 @@ that it rescales when its max grows, the lanes' pairs merged (and rescaled) by s
 have their max first, last, or anywhere, so that a missing rescale shows in some rows and not in
 others, and one row of three is all below 0, so that a max that starts at 0 shows; every other
 max-first row is around 100, past where a float's exp overflows (88), so that exp(v) / exp(m)
-shows; a case
-shorter than 17 columns merges lanes that have no column at all.
+shows; a case shorter than 17 columns merges lanes that have no column at all.
 """
 
 from __future__ import annotations
@@ -129,6 +128,12 @@ def _wrong_max(x, m, want_m):
         yield (f"row_max[{r}] = {m[r]:.6g}, the smallest of the 32 lanes' maxes (the row's is "
                f"{want_m[r]:.6g}): the merge took m_new = fminf(m, m2), the smaller of the two",
                "the merged max is the larger of the two: float m_new = fmaxf(m, m2)")
+    if np.allclose(m, pairs(x, kept="partner")[0]):
+        yield (f"row_max[{r}] = {m[r]:.6g}, lane 31's own max (the row's is {want_m[r]:.6g}): "
+               "each merge set m to the partner's max, m = m2, not to the merged one, so each "
+               "step handed a max on without merging it (lane 0 ended with lane 31's), and l, "
+               "rescaled to m_new, no longer matches m", "keep the merged max: m = m_new (= "
+               "fmaxf(m, m2)), after l's update, at each step of the butterfly")
     if np.allclose(m, xs[:, ::32].max(axis=1)):
         yield ("row_max is lane 0's own max, not the row's",
                "merge the lanes' maxes too: m = fmaxf(m, m2) at each step of the butterfly")
@@ -299,8 +304,7 @@ _MODELS = (
      "m_new), and added it to the running sum l as it was: it is l, the sum taken "
      "against the old max, that exp(m - m_new) rescales to the new max, and the new "
      "value's exp(v - m_new) is added as it is",
-     "l = l * exp(m - m_new) + exp(v - "
-     "m_new)"),
+     "l = l * exp(m - m_new) + exp(v - m_new)"),
     (None, dict(loop="after"),
      "row_sum is too small: in the loop the new term exp(v - m_new) was added to l before the "
      "rescale, so l *= exp(m - m_new) shrank the new term too, though it is already taken "

@@ -25,7 +25,7 @@ def _partner(offset, xor):
 
 
 def pairs(x, loop=True, merge=True, fresh=True, m2_from="m", offsets=(16, 8, 4, 2, 1), grown=True,
-          l2_from="l", base2=False, merged=np.maximum, xor=True):
+          l2_from="l", base2=False, merged=np.maximum, xor=True, kept=None):
     """(m, l) of each row as the kernel computes them, in float64; ``loop`` and ``merge``: whether
     the running sum and the merged sums are rescaled to the new max (``loop="value"``: by
     exp(m - v), against the value; ``loop="ratio"``: by m / m_new, linearly; ``loop="term"``:
@@ -43,7 +43,7 @@ def pairs(x, loop=True, merge=True, fresh=True, m2_from="m", offsets=(16, 8, 4, 
     sum); ``l2_from``: what the partner's sum is shuffled from ("m": its max); ``offsets``: the butterfly's (a lane whose partner is past the warp gets its own
     value back); ``grown``: whether a value that raises the max adds its exp (1) too;
     ``merge="own only"``: the lane's own sum rescaled, the partner's added as it is; ``merge=
-    "no parentheses"``: m == -INF ? 0 : (l * e + m2 == -INF ? 0 : l2 * e2), C's parse; ``merge="late"``: l2 shuffled after the partner rescaled its sum to m_new, so rescaled twice; ``base2``: where the exps are 2 to the power ("loop", "merge" or "both"), as exp2f takes; ``merged``: the merge's max (np.minimum: fminf); ``xor``: whether the partner is lane ^ offset (else lane offset itself, as __shfl_sync reads it)."""
+    "no parentheses"``: m == -INF ? 0 : (l * e + m2 == -INF ? 0 : l2 * e2), C's parse; ``merge="late"``: l2 shuffled after the partner rescaled its sum to m_new, so rescaled twice; ``base2``: where the exps are 2 to the power ("loop", "merge" or "both"), as exp2f takes; ``merged``: the merge's max (np.minimum: fminf); ``kept="partner"``: m = m2 after each merge, l rescaled to the merged max; ``xor``: whether the partner is lane ^ offset (else lane offset itself, as __shfl_sync reads it)."""
     x = x.astype(np.float64)
     loop_exp, merge_exp = (np.exp2 if base2 in (part, "both") else np.exp for part in ("loop", "merge"))
     ms, ls = np.full((x.shape[0], 32), -np.inf), np.zeros((x.shape[0], 32))
@@ -82,7 +82,7 @@ def pairs(x, loop=True, merge=True, fresh=True, m2_from="m", offsets=(16, 8, 4, 
                   else (ls + l2) * merge_exp(np.minimum(ms, m2) - new) if merge == "smaller"
                   else np.where((ms == -np.inf) | (m2 == -np.inf), 0, l2 * theirs) if merge == "no parentheses"
                   else ls * own + np.where(their_test == -np.inf, 0, l2 * theirs))
-        ms = new
+        ms = m2 if kept == "partner" else new
     return ms[:, 0], ls[:, 0]
 
 

@@ -21,6 +21,12 @@ WRITE_LOOP = ("    for (int c = lane; c < cols; c += 32)\n"
 
 # (name, source, words that the NOT YET line must contain)
 WRONG = [
+    # blind audit AJ (was 'NaN or inf in the rows whose scores are about 100, right in the small
+    # ones: ... the max was not subtracted'): exp(m - x), the subtraction reversed in both exps
+    ("max_subtracted_reversed", variant(KERNEL, ("__expf(__half2float(in[c]) - m)",
+                                                 "__expf(m - __half2float(in[c]))")),
+     ["exp(m - x) has the subtraction the wrong way round", "the softmax of -x",
+      "the largest score got the smallest weight", "Hint: exp(x - m), the score minus the max"]),
     # blind audit TNA-causal_softmax-1 (was 'the masked columns (past the row's own, c > row) are
     # not 0 ... Hint: y = 0 where c > last', a mask that is right): the store's row length rows
     ("stored_rows_apart", variant(KERNEL, ("y[(size_t)row * cols + c]", "y[(size_t)row * rows + c]")),

@@ -141,6 +141,12 @@ WRONG = [
       "Hint: the merged max is the larger of the two: float m_new = fmaxf(m, m2)"]),
     ("max_not_merged", variant(KERNEL, (MERGE + "        m = m_new;\n", MERGE)),
      ["row_max is lane 0's own max", "m = fmaxf(m, m2)"]),
+    # blind audit AJ (was 'row_max[0] = 103.25, the max of only some of its columns ... Hint: each
+    # lane walks c = lane, ...', the column walk blamed): the merge kept the partner's max, m = m2
+    ("merge_keeps_the_partner_s_max", variant(KERNEL, (MERGE + "        m = m_new;\n",
+                                                       MERGE + "        m = m2;\n")),
+     ["row_max[0] = 103.25, lane 31's own max", "each merge set m to the partner's max, m = m2",
+      "Hint: keep the merged max: m = m_new"]),
     ("rows_of_length_rows", variant(KERNEL, ("x + (size_t)row * cols", "x + (size_t)row * rows")),
      ["is no value of row", "in = x + row * cols"]),
     # (was 'the max of only some of its columns', the missing offset named since
