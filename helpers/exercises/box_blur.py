@@ -15,9 +15,8 @@ from helpers.exercises import flat_split, near, speed
 from helpers.exercises.box_blur_loads import (clamped_before_offset, clamped_short, diagonal,
                                               flat_clamped, halo_on_one_side, late_start,
                                               not_shared, origin_shifted, rows_past_the_tile,
-                                              sides_swapped,
-                                              steps_by_the_tile, stored_at_own_slot, tile_races,
-                                              tile_steps, tiled)
+                                              sides_swapped, steps_by_the_tile,
+                                              stored_at_own_slot, tile_races, tile_steps, tiled)
 from helpers.exercises.common import Input, Output, close
 from helpers.exercises.coverage import (Grid, Words, column_guard_only, never_written,
                                         past_the_end, reached)
@@ -208,9 +207,12 @@ def _models(image):
            "an integer division (an int divided by an int drops the fraction), so it is 0; or the "
            "sum is an int, which drops each pixel's fraction", "make the factor a float, sum * "
            "(1.0f / 25), or sum / 25.0f; and keep the sum a float")
-    yield (reference(image, row=image.shape[0]), "the tile was loaded with rows of height "
-           "pixels: in[y * height + x], where a row of the image holds width pixels",
-           "load in[clamp_index(y0 + ty, height) * width + clamp_index(x0 + tx, width)]")
+    for row, name, why in ((image.shape[0], "height", ""), (TILE_X, f"TILE_X = {TILE_X}", "TILE_X "
+                           "is the tile's row length; the image's rows are width floats apart: ")):
+        yield (reference(image, row=row), f"the tile was loaded with rows of {name} pixels: "
+               f"in[row * {name.split()[0]} + column], where a row of the image holds width = "
+               f"{image.shape[1]}", f"{why}load in[clamp_index(y0 + ty, height) * width + "
+               "clamp_index(x0 + tx, width)]")
     yield (reference(image, past=1), "the window's pixels past the right edge come from the next "
            "row's first pixel, and past the bottom from beyond the image: the clamp lets index n "
            "through", "clamp to the last pixel, n - 1: min(max(i, 0), n - 1)")

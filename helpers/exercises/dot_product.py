@@ -138,7 +138,7 @@ def _mistakes(case, run):
     stats = _observe(kernels).stats if got == 0.0 else None
     if ran := stats is not None and stats.atomics.lanes > 0:   # the atomics ran, and added 0
         kept = accesses_of(kernels, _launch(PLACES), "warp sums read", 4096)
-        yield from first_warp_read_nothing(kept, PLACES["block"] // 32, kernel_words(kernels))
+        yield from first_warp_read_nothing(kept, PLACES, kernel_words(kernels), case)
     if ran and model(products, case["block"], case["grid"], shuffle_adds=False) == 0.0:
         yield ("*result is 0 though the blocks' atomicAdd ran: warp_sum replaced v with the "
                "shuffled value (v = __shfl_down_sync(...)) instead of adding it, so lane 0 got "

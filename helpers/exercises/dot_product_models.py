@@ -218,26 +218,52 @@ def by_blocks(products, threads, grid) -> float:
     return float(rest[:min(threads, n)].sum())
 
 
-def first_warp_read_nothing(kept, warps, text):
-    """(problem, hint) where a trace of the first block (``kept``: its accesses, ``warps`` warps
-    a block) shows every warp's sum stored in shared memory and no lane reading any: the first
-    warp's test on the lane let none through, as lane < warp does (warp is 0 there); ``text``:
-    ``microscope.kernel_words``' reading of the kernel's text, which tells that test (None: not
-    read)."""
-    words = text[2] if text else []
+def first_warp_read_nothing(kept, probe, text, case):
+    """(problem, hint) where a trace of the first block (``kept``: its accesses in a launch of
+    ``probe``, its n, block and grid) shows every warp's sum stored in shared memory and no lane
+    reading any: the first warp's test on the lane let none through, as lane < warp does (warp is
+    0 there), or lane < warps with warps counted from gridDim.x; ``text``: ``microscope.
+    kernel_words``' reading of the kernel's text, which tells that test (None: not read);
+    ``case``: the case at hand, its block and grid."""
+    warps = probe["block"] // 32
     ours = kept[kept["shared"] & (kept["block"] == 0)] if kept is not None else None
     if ours is None or (~ours["write"]).any() or \
             sorted(set(ours["index"].tolist())) != list(range(warps)):
         return
-    test = ("its test lane < warp compares the lane with the thread's own warp, 0 in the first "
-            "warp: lane < 0 holds for no lane" if any(
-                words[i:i + 4] == ["lane", "<", "warp", "?"] for i in range(len(words)))
-            else "the test that picks the lanes that read warp_sums[lane] let none through")
+    (bound, assigned, said), block = _lane_bound(text), case["block"]
+    hint = ("compare the lane with the block's number of warps: lane < warps ? warp_sums[lane] : "
+            "0.0f, warps = blockDim.x / 32")
+    test = "the test that picks the lanes that read warp_sums[lane] let none through"
+    if bound == "warp":
+        test = ("its test lane < warp compares the lane with the thread's own warp, 0 in the "
+                "first warp: lane < 0 holds for no lane")
+    elif "gridDim" in said:
+        test = (f"{bound} = {assigned} takes gridDim.x, the grid's number of blocks ({case['grid']} "
+                f"here), where the block's threads belong: it came out 0 and lane < {bound} let no "
+                "lane through")
+        hint = (f"a block of {block} threads has {block} / 32 = {block // 32} warps: {bound} = "
+                "blockDim.x / 32, the block's threads over 32, whatever the grid")
     yield (f"*result is 0 though the blocks' atomicAdd ran: the first warp read none of the "
-           f"warps' sums (on the simulator, block 0's {warps} warps stored warp_sums[0] to "
+           f"warps' sums (on the simulator, a launch of {probe['block']} threads a block and "
+           f"{probe['grid']} blocks: block 0's {warps} warps stored warp_sums[0] to "
            f"[{warps - 1}] and no lane read any): {test}, so every lane added 0 and each block's "
-           "sum was 0", "compare the lane with the block's number of warps: lane < warps ? "
-           "warp_sums[lane] : 0.0f, warps = blockDim.x / 32")
+           "sum was 0", hint)
+
+
+def _lane_bound(text):
+    """(the word the first warp's test lane < word ? compares the lane with, the text the kernel
+    body assigns that word and its words, "" and [] where none) from ``microscope.kernel_words``'
+    ``text``."""
+    if not text:
+        return None, "", []
+    source, tokens, words, body, end = text
+    bound = next((words[i + 2] for i in range(body, end - 3) if words[i:i + 2] == ["lane", "<"]
+                  and words[i + 3] == "?"), None)
+    at = next((i + 2 for i in range(body, end - 2) if words[i:i + 2] == [bound, "="]), None)
+    if at is None or ";" not in words[at:end]:
+        return bound, "", []
+    last = words.index(";", at) - 1
+    return bound, source[tokens[at].start:tokens[last].end], words[at:last + 1]
 
 
 def read_not_added(kept, warps):

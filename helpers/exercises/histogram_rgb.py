@@ -7,7 +7,6 @@ counts the global atomics: privatised, a block makes at most one a bin."""
 
 from __future__ import annotations
 
-import dataclasses
 import os
 
 import numpy as np
@@ -23,6 +22,8 @@ from helpers.exercises.histogram_rgb_counts import (BARRIER_HINT, BINS,
                                                    adding_steps_by_the_grid_s_threads, reference,
                                                    uncleared_bins, wrapped, wrong_counts)
 from helpers.exercises.histogram_rgb_counts import block_counts as _block_counts
+from helpers.exercises.histogram_rgb_clearing import cleared_at_the_thread, cleared_by_block_0
+from helpers.exercises.histogram_rgb_clearing import uncleared as _uncleared
 from helpers.exercises.hidden import pick
 from helpers.exercises.kernel import KernelExercise, Launch
 from helpers.exercises.named_first import named_first
@@ -203,8 +204,9 @@ def _mistakes(case, run):
     yield from values_added(got, rgb, case)
     yield from adding_steps_by_the_grid(got, rgb, case)
     if (got >= want).all() and (got > want).any():
-        yield from _cleared_by_block_0(run, case)
+        yield from cleared_by_block_0(run, case)
         yield from cleared_as_if_256(_uncleared(run, case), case["block"])
+        yield from cleared_at_the_thread(run, case)
     yield from uncleared_bins(got, 3 * n)
     if got.reshape(3, 256)[:, PAD].any() and not (got - want).reshape(3, 256)[:, :PAD].any():
         yield ("bytes past the end of the image were counted (the checker put 255 there)",
@@ -272,39 +274,6 @@ def _returned_early(got, rgb, case, run):
                "bytes counted were lost",
                "every thread adds its bins, those past 3 * n too: keep the guard on the counting "
                "only (the grid-stride loop's j < 3 * n is one), no return before the adding loop")
-
-
-def _cleared_by_block_0(run, case):
-    """Counts too high, and the init check finds a block after block 0 counting into a shared
-    bin while none of its bins had been set to 0, where block 0 launched alone reads none
-    uncleared: only block 0 cleared its bins, as if shared memory were one array for the grid."""
-    err = _uncleared(run, case) if case["grid"] > 1 else None
-    if err is None or err.block[0] == 0 or err.written:
-        return
-    from helpers.sim.settings import settings
-
-    alone = dataclasses.replace(run.launch, grid=(1, 1))
-    with settings.changed(initcheck=True):
-        if observe(run.kernel, alone, key=f"initcheck block 0 alone {case}").error is not None:
-            return
-    yield (f"only block 0 set its shared bins to 0: block {err.block[0]} counted into "
-           f"{err.array}[{err.element}] with none of its {err.length or BINS} bins cleared (the simulator's "
-           "init check), while block 0, launched alone, cleared all of them. Each block has "
-           "its own shared memory, so block 0's clearing leaves every other block's bins "
-           "holding whatever they held", "every block clears its own 768 bins, whatever its "
-           "blockIdx.x: run the clearing loop in every block, with no condition on the block")
-
-
-def _uncleared(run, case):
-    """The simulator's init check on ``run``'s launch: its read of a shared bin that no thread
-    of the block had written (None when it found none)."""
-    from helpers.sim.settings import settings
-
-    with settings.changed(initcheck=True):
-        error = observe(run.kernel, run.launch, key=f"initcheck {case}").error
-    if getattr(error, "kind", None) == "uninitialised read" and error.space == "shared":
-        return error
-    return None
 
 
 def _slices_a_block(got, past, rgb, case):

@@ -152,6 +152,13 @@ WRONG = {
     "loaded_with_rows_of_height": ([("clamp_index(y0 + ty, height) * width", "clamp_index(y0 + ty, height) * height")],
                                    ["the tile was loaded with rows of height pixels",
                                     "clamp_index(y0 + ty, height) * width"]),
+    # blind audit AJ (was '3465 of 3465 pixels are wrong ... Hint: compare your kernel with the
+    # TODOs'): the input's rows taken TILE_X floats apart, the tile's row length, not width
+    "loaded_with_rows_of_tile_x": ([("clamp_index(y0 + ty, height) * width", "clamp_index(y0 + ty, height) * TILE_X")],
+                                   ["the tile was loaded with rows of TILE_X = 36 pixels: in[row * TILE_X + column], "
+                                    "where a row of the image holds width = 77",
+                                    "Hint: TILE_X is the tile's row length; the image's rows are width floats apart: load "
+                                    "in[clamp_index(y0 + ty, height) * width"]),
     "tile_rows_step_by_block_x": ([("ty += BLOCK_Y", "ty += BLOCK_X")],
                                   ["pixels are NaN: their windows read tile elements no thread loaded",
                                    "stepping by BLOCK_Y and BLOCK_X"]),

@@ -221,11 +221,10 @@ WRONG = [
     # blind audit TNA-dot_product-1 (was 'warp_sum replaced v with the shuffled value ... Hint: v
     # += __shfl_down_sync', a warp_sum that is right): lane < warp, 0 in the first warp
     ("first_warp_tests_its_own_warp", variant(KERNEL, ("lane < warps ?", "lane < warp ?")),
-     ["*result is 0 though the blocks' atomicAdd ran: the first warp read none of the warps' sums",
-      "block 0's 4 warps stored warp_sums[0] to [3] and no lane read any",
-      "lane < warp compares the lane with the thread's own warp, 0 in the first warp",
-      "Hint: compare the lane with the block's number of warps: lane < warps ? warp_sums[lane] : "
-      "0.0f"]),
+     ["*result is 0 though the blocks' atomicAdd ran: the first warp read none of the warps' sums", "block 0's 4 warps stored warp_sums[0] to [3] and no lane read any",
+      "lane < warp compares the lane with the thread's own warp, 0 in the first warp", "Hint: compare the lane with the block's number of warps: lane < warps ? warp_sums[lane] : 0.0f"]),
+    # blind audit AJ (was '... the test that picks the lanes that read warp_sums[lane] let none through ...', block 0's 4 warps in a block of 3): warps = gridDim.x / 32, 0
+    ("warps_from_the_grid", variant(KERNEL, ("warps = blockDim.x / 32", "warps = gridDim.x / 32")), ["the first warp read none of the warps' sums (on the simulator, a launch of 128 threads a block and 3 blocks: block 0's 4 warps stored", "warps = gridDim.x / 32 takes gridDim.x, the grid's number of blocks (2 here), where the block's threads belong: it came out 0", "Hint: a block of 96 threads has 96 / 32 = 3 warps: warps = blockDim.x / 32"]),
     # blind audit TGA-dot_product-1 (was 'the sum is 1078.455, NumPy's is 991.7638', the plan as hint)
     ("squares_of_x", variant(KERNEL, ("v += x[i] * y[i];", "v += x[i] * x[i];")),
      ["the sum of x's squares, x[i] * x[i], not of x[i] * y[i]", "v += x[i] * y[i]"]),

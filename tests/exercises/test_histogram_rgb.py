@@ -89,13 +89,13 @@ WRONG = [
     # blind audit AI (was 'bins[200] counts 2,147,390,341 ...: the block's bins did not all start at 0 ... Hint: shared memory is not cleared for you ...'): the bins cleared as if a block had 256 threads
     ("clears_as_if_256_threads", variant(KERNEL, (CLEAR, "".join(f"    local[threadIdx.x{o}] = 0;\n" for o in ("", " + LEVELS", " + 2 * LEVELS")))),
      ["your clear covers local[threadIdx.x], local[threadIdx.x + 256] and local[threadIdx.x + 512]", "all 768 bins only with 256 threads a block", "with block = (128, 1, 1), bins 128 to 255 of each channel", "Hint: step by the block's size", "b += blockDim.x) local[b] = 0;"]),
+    # blind audit AJ (was 'bins 256 to 767 (green's and blue's) count more ... Hint: shared memory is not cleared for you: ... for (int b = threadIdx.x; b < 768; b += blockDim.x)', the loop it has): the loop's body clears local[threadIdx.x], not local[b]
+    ("clear_loop_stores_at_the_thread", variant(KERNEL, (CLEAR, CLEAR.replace("local[b]", "local[threadIdx.x]"))), ["the clearing loop runs b over the 768 bins, but each pass set local[threadIdx.x] = 0, the same bin", "thread 0 of block 0 cleared local[0] 3 times", "only bins 0 to 255 were set to 0 (with block = (256, 1, 1))", "Hint: clear the loop's bin, local[b] = 0"]),
     ("clears_past_the_bins", variant(KERNEL, (CLEAR, "    local[threadIdx.x] = 0;\n")), ["did not all start at 0"]),
     # blind audit ACB-histogram_rgb-1, the grey clearing loop (was '... more than the image's 100,069 bytes', the guard counted in)
     ("clears_red_s_bins_only", variant(KERNEL, (CLEAR, CLEAR.replace("CHANNELS * LEVELS", "LEVELS"))),
      ["bins 256 to 767 (green's and blue's) count more than the image's 100,005 bytes", "only red's 256 did"]),
-    ("every_thread_adds_every_bin",
-     variant(KERNEL, (ADD, "    for (int b = 0; b < CHANNELS * LEVELS; b++)\n"
-                           "        if (local[b] > 0)\n")),
+    ("every_thread_adds_every_bin", variant(KERNEL, (ADD, "    for (int b = 0; b < CHANNELS * LEVELS; b++)\n        if (local[b] > 0)\n")),
      ["every bin was added 256 times", "once a block"]),
     # blind audit AH (was 'every bin was added 8 times ... Hint: ... let thread t add bins t, ...'): a block-stride counting loop
     ("every_block_counts_every_byte", variant(KERNEL, (BYTE_LOOP, "    for (int j = threadIdx.x; j < CHANNELS * n; j += blockDim.x)\n" + COUNT)),
@@ -326,7 +326,7 @@ SIMULATOR_ONLY = {
     "clears_past_the_bins": "an illegal address on a GPU breaks the context for the tests after it",
     "local_without_shared": "each thread's own 768 bins, never cleared: on the H100 (2026-12-05) an unspecified launch failure, which breaks the context for the tests after it",
     "byte_read_at_3j": "reads up to 9n bytes of a 3n-byte image: an illegal address or garbage on a GPU",
-    **dict.fromkeys(("clears_one_bin_a_thread", "clears_red_s_bins_only", "clears_as_if_256_threads", "only_block_0_clears"), "on a GPU, bins never cleared are often 0 anyway"),
+    **dict.fromkeys(("clears_one_bin_a_thread", "clear_loop_stores_at_the_thread", "clears_red_s_bins_only", "clears_as_if_256_threads", "only_block_0_clears"), "on a GPU, bins never cleared are often 0 anyway"),
     "pixel_thread_channel_loop_to_3": "a write past shared memory: unseen on a GPU, or a fault",
     "private_bins_256": "an access past a shared array's end may be an illegal address on a GPU, which breaks the context",
     "bytes_read_as_signed_char": "an access before a shared array's start may be an illegal address on a GPU",
