@@ -214,7 +214,7 @@ def _walks(n, q, k, v, kernels):
            "Vs[t][c] comes from v[j * HEAD_DIM + c]")
     yield ((q, v, v), {}, "the scores are against the values, not the keys: Ks was staged from v",
            "Ks[t][c] comes from k[j * HEAD_DIM + c]")
-    yield from _row_lengths(n, q, k, v)
+    yield from models.row_lengths(n, q, k, v)
     yield ((q, k, v), dict(query_keys=True), "Ks was staged from the query index i: every tile "
            "held the keys of the block's own queries (and threads past n read past k)",
            "thread t stages key j = tile * TILE + t: Ks[t][c] = k[j * HEAD_DIM + c]")
@@ -225,21 +225,6 @@ def _walks(n, q, k, v, kernels):
     yield ((q, k, v), dict(divide=False), "o is acc, not acc / l: the sum of the weights was not "
            "divided out", "write acc[c] / l")
     yield from _divided_by_the_max((q, k, v))
-
-
-def _row_lengths(n, q, k, v):
-    """(inputs, {}, problem, hint) of keys or values staged as k[j * TILE + c] or k[j + c]."""
-    at = np.arange(n)[:, None] + np.arange(D)
-    yield ((q, k.ravel()[at + np.arange(n)[:, None] * (TILE - 1)], v), {}, "the keys were "
-           "staged TILE elements apart, k[j * TILE + c], where key j is HEAD_DIM elements long",
-           "Ks[t][c] comes from k[j * HEAD_DIM + c]")
-    for inputs, names in (((q, k.ravel()[at], v.ravel()[at]), "kv"), ((q, k.ravel()[at], v), "k"),
-                          ((q, k, v.ravel()[at]), "v")):
-        yield (inputs, {}, f"the {' and '.join({'k': 'keys', 'v': 'values'}[a] for a in names)} "
-               f"were staged from {' and '.join(a + '[j + c]' for a in names)}: key j starts at "
-               f"element j * HEAD_DIM, so key j read elements j to j + {D - 1}, mostly key 0's "
-               "(the row length HEAD_DIM was left out)", "a key is HEAD_DIM elements long: " +
-               ", ".join(f"{a.upper()}s[t][c] = {a}[(size_t)j * HEAD_DIM + c]" for a in names))
 
 
 def _divided_by_the_max(inputs):
@@ -298,14 +283,27 @@ def _rescales(inputs, against=None):
 def _last_tile_empty(kernels, n, got, inputs):
     """The last tile skipped at this n, and at n = 2 * TILE (whole tiles, a launch on the
     simulator) too: not a tile count of n / TILE, which walks every whole tile, but the last
-    tile's count of keys, 0 or less, taken with the number of tiles, not the tile's first key."""
+    tile's count of keys, 0 or less, taken with the number of tiles, not the tile's first key,
+    where the launch staged both tiles (its shared stores), or a tile count one short, as
+    (n - 1) / TILE gives, where it staged one."""
     whole = n // TILE
     if not n % TILE or not _close(got, walk(*inputs, tiles=whole)):
         return
     case = (2 * TILE, "observe")
     seen = observe(kernels, _launch(case), key="whole tiles", racecheck=False)
     q, k, v = _launch(case).model
-    if seen.error is None and _close(seen.outs[0].got.astype(np.float64), walk(q, k, v, tiles=1)):
+    if seen.error is not None or not _close(seen.outs[0].got.astype(np.float64),
+                                            walk(q, k, v, tiles=1)):
+        return
+    staged = seen.stats.shared_st.lanes / (seen.blocks * TILE * D * 2)  # Ks and Vs, a tile
+    if staged == 1:
+        yield (f"the loop walked one tile too few, {whole} where the keys fill {whole + 1}: keys "
+               f"{whole * TILE} to {n - 1} were never scored (and with n = {2 * TILE}, whole "
+               f"tiles, keys {TILE} to {2 * TILE - 1} neither, one tile walked of 2), as a tile "
+               "count of (n - 1) / TILE gives", "walk (n + TILE - 1) / TILE tiles, n / TILE "
+               "rounded up: the + TILE - 1 reaches the next tile whenever n is not a multiple "
+               "of TILE, and takes nothing off where it is")
+    elif staged == 2:
         yield (f"the last tile scored no key: its count came out {n - (whole + 1) * TILE}, n - "
                f"tiles * TILE, where it holds the {n - whole * TILE} keys from its first, key "
                f"{whole * TILE}, on (with n = {2 * TILE}, whole tiles, the last scored none "

@@ -6,7 +6,8 @@ first TILE numbers of the head alone (``dot_over_tile``), the scores' wrong scal
 the running max and sum set back at each tile (``reset_every_tile``), the threads past n
 returned before the barriers (``returned_past_n``), the count capped with max
 (``count_capped_with_max``), a return in the loop over a tile's keys (``returned_in_a_loop``),
-and the inputs whose scores sink far below 0 (``sunk``) that show a max started at 0."""
+the inputs whose scores sink far below 0 (``sunk``) that show a max started at 0,
+and the keys or values staged with a wrong row length (``row_lengths``)."""
 
 from __future__ import annotations
 
@@ -342,3 +343,18 @@ def max_from_0(inputs, got, want, close):
            "never moved off 0, each weight exp(s - m) = exp(s - 0) underflowed to 0 in float, "
            "and o = acc / l = 0 / 0 is NaN", "start the running max at -INFINITY, below every "
            "score: float m = -INFINITY, l = 0.0f (the first key's score then becomes m)")
+
+
+def row_lengths(n, q, k, v):
+    """(inputs, {}, problem, hint) of keys or values staged as k[j * TILE + c] or k[j + c]."""
+    at = np.arange(n)[:, None] + np.arange(D)
+    yield ((q, k.ravel()[at + np.arange(n)[:, None] * (TILE - 1)], v), {}, "the keys were "
+           "staged TILE elements apart, k[j * TILE + c], where key j is HEAD_DIM elements long",
+           "Ks[t][c] comes from k[j * HEAD_DIM + c]")
+    for inputs, names in (((q, k.ravel()[at], v.ravel()[at]), "kv"), ((q, k.ravel()[at], v), "k"),
+                          ((q, k, v.ravel()[at]), "v")):
+        yield (inputs, {}, f"the {' and '.join({'k': 'keys', 'v': 'values'}[a] for a in names)} "
+               f"were staged from {' and '.join(a + '[j + c]' for a in names)}: key j starts at "
+               f"element j * HEAD_DIM, so key j read elements j to j + {D - 1}, mostly key 0's "
+               "(the row length HEAD_DIM was left out)", "a key is HEAD_DIM elements long: " +
+               ", ".join(f"{a.upper()}s[t][c] = {a}[(size_t)j * HEAD_DIM + c]" for a in names))

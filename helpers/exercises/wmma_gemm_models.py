@@ -33,6 +33,10 @@ LOOKALIKES = [
      "column of B holds K elements", LD),
     (lambda m, k, n: dict(ldb=n), "B's fragments were loaded with leading dimension N, but B is "
      "stored by columns, and a column holds K elements", LD),
+    (lambda m, k, n: dict(ldb=m), "B's fragments were loaded with leading dimension M, the number "
+     "of rows of A and of C, so their columns were read M elements apart, but B is stored column "
+     "after column and a column of B holds K elements", "the leading dimension of column-major B "
+     "is the length of its columns, K: load_matrix_sync(b, B + tile_col * 16 * K + k, K)"),
     *((lambda m, k, n, a=a, b=b: dict(lda=2 * k if a else k, ldb=2 * k if b else k),
        f"{which} loaded with leading dimension K * sizeof(half) = 2K, a count of bytes, but "
        f"load_matrix_sync's leading dimension counts elements: {holds} K elements",

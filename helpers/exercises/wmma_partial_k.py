@@ -26,13 +26,13 @@ from helpers.exercises import near, wmma_tile
 from helpers.exercises.common import Input, Output
 from helpers.exercises.kernel import KernelExercise, Launch
 from helpers.exercises.microscope import body_words, observe, observed_launch, observed_mistakes
+from helpers.exercises.wmma_partial_k_crashes import (rows_past_the_tile, tile_loaded_apart,
+                                                      warp_without_tile)
 from helpers.exercises.wmma_partial_k_models import (B_TRANSPOSED, STAGINGS, STORES,
                                                      b_fragment_col_major, c_ld, c_stored_col_major,
                                                      guard_against_n,
                                                      fragment_from_other_tile, b_column_from_r,
-                                                     rows_past_the_tile, staged, tile_loaded_apart,
-                                                     warp_without_tile,
-                                                     written_by)
+                                                     staged, a_rows_m_apart, written_by)
 from helpers.exercises.wmma_partial_k_models import clamped as _clamped
 from helpers.exercises.wmma_partial_k_models import is_close as _is
 from helpers.exercises.wmma_partial_k_models import steps_cut_short as _steps_cut_short
@@ -339,8 +339,8 @@ def _mistakes(case, run):
         return
     yield from c_stored_col_major(got, a @ b)
     flat_a, flat_b = (spec.host().astype(np.float64) for spec in run.launch.args[:2])
-    yield from fragment_from_other_tile(got, flat_a, flat_b, m, k, n)
-    yield from b_column_from_r(got, flat_a, flat_b, m, k, n)
+    for mixup in (fragment_from_other_tile, b_column_from_r, a_rows_m_apart):
+        yield from mixup(got, flat_a, flat_b, m, k, n)
     if _is(got, a[:, :whole] @ b[:whole]):
         yield (f"the last, partial tile along K was skipped: C lacks the products of k = {whole} to "
                f"{k - 1}", "loop while k0 < K (not k0 + 16 <= K): the last step stages fewer than "

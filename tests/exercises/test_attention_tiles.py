@@ -77,6 +77,12 @@ WRONG = [
      ["every tile scored 25 keys, n / tiles = 75 / 3, the keys shared out evenly over the tiles, "
       "where the tiles hold 32, 32, 11", "Hint: count the keys of the tile at hand",
       "keys = min(TILE, n - tile * TILE)"]),
+    # blind audit AJ (was 'the last tile scored no key: its count came out -21, n - tiles *
+    # TILE', a count that is right): the tile count (n - 1) / TILE, one tile short at every n
+    ("tiles_one_short", variant(KERNEL, ("(n + TILE - 1) / TILE;", "(n - 1) / TILE;")),
+     ["the loop walked one tile too few, 2 where the keys fill 3", "keys 64 to 74 were never "
+      "scored (and with n = 64, whole tiles, keys 32 to 63 neither, one tile walked of 2)",
+      "Hint: walk (n + TILE - 1) / TILE tiles"]),
     ("last_tile_skipped", variant(KERNEL, ("(n + TILE - 1) / TILE;", "n / TILE;")),
      ["the last, partial tile was skipped", "(n + TILE - 1) / TILE"]),
     # blind audit AB (was 'the last, partial tile was skipped ... Hint: walk over (n + TILE - 1) /

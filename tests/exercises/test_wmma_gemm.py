@@ -137,6 +137,12 @@ WRONG = [
      ["A's tile for step k started at row tile_row * 16 + k", "moved the tile down k rows of A",
       "instead of k columns along them", "Hint: A's tile (tile_row, k / 16) starts at A + "
       "tile_row * 16 * K + k"]),
+    # blind audit AJ (was 'C is not A B (C[14][22] = 8.579, expected -5.909) ... Hint: check each
+    # part in turn ...'): B's leading dimension given as M, mixed up with the length of B's columns
+    ("b_leading_dimension_m", variant(KERNEL, (LOAD_B, LOAD_B.replace(", K);", ", M);"))),
+     ["B's fragments were loaded with leading dimension M, the number of rows of A and of C",
+      "a column of B holds K elements", "Hint: the leading dimension of column-major B is the length of its columns, "
+      "K: load_matrix_sync(b, B + tile_col * 16 * K + k, K)"]),
     ("b_leading_dimension_n", variant(KERNEL, (LOAD_B, LOAD_B.replace(", K);", ", N);"))),
      ["B's fragments were loaded with leading dimension N", "a column holds K elements"]),
     # blind audit O14 (was 'C is not A B (C[25][6] = 8.58, expected -5.779)' and the checklist)

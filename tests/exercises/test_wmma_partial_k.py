@@ -24,10 +24,8 @@ RIGHT = {
                                             "            if (k0 + col < K) As[w][r][col] = A[(tile_row * 16 + r) * K + k0 + col];")),
 }
 WRONG = [
-    ("loop_skips_partial_tile", variant(KERNEL, (LOOP, "for (int k0 = 0; k0 + 16 <= K; k0 += 16) {")),
-     ["the last, partial tile along K was skipped", "k0 < K"]),
-    ("k_over_16_steps", variant(KERNEL, (LOOP, "for (int k0 = 0; k0 < K / 16 * 16; k0 += 16) {")),
-     ["the last, partial tile along K was skipped"]),
+    ("loop_skips_partial_tile", variant(KERNEL, (LOOP, "for (int k0 = 0; k0 + 16 <= K; k0 += 16) {")), ["the last, partial tile along K was skipped", "k0 < K"]),
+    ("k_over_16_steps", variant(KERNEL, (LOOP, "for (int k0 = 0; k0 < K / 16 * 16; k0 += 16) {")), ["the last, partial tile along K was skipped"]),
     # blind audit TB-wmma_partial_k-1: B staged as if stored by columns, as in wmma_gemm (was
     # 'C is not A B (C[4][29] = 2.974, expected -6.8) ... Hint: stage A[...] where ... and B[...]
     # where ..., else 0', the catch-all)
@@ -81,8 +79,7 @@ WRONG = [
                                                   "int tile_row = warp % (N / 16), tile_col = warp / (N / 16);")),
      ["tile_row and tile_col are swapped", "tile_row = warp / (N / 16)"]),
     ("tiles_indexed_by_the_grids_warp", variant(KERNEL, ("As[w][r][col] =", "As[warp][r][col] ="),
-                                                ("&As[w][0][0]", "&As[warp][0][0]")),
-     ["w = threadIdx.x / 32"]),
+                                                ("&As[w][0][0]", "&As[warp][0][0]")), ["w = threadIdx.x / 32"]),
     # blind audit W15: the staging loop split i by the warp's width; the hint blamed the warp index
     ("staging_split_by_32", variant(KERNEL, ("int r = i / 16, col = i % 16;", "int r = i / 32, col = i % 32;")),
      ["staged an element at column 17 of a tile's row, past its 16", "split i into rows of 32",
@@ -183,6 +180,10 @@ WRONG = [
      ["data race on As[", "two threads store into the same element"]),
     ("a_row_length_n", variant(KERNEL, ("A[(tile_row * 16 + r) * K + k0 + col]", "A[(tile_row * 16 + r) * N + k0 + col]")),
      ["C holds NaN", "a row of A holds K elements"]),
+    # blind audit AJ (was 'C is not A B (C[5][29] = -6.8, ...'): A's rows staged M apart, M for K
+    ("a_row_length_m", variant(KERNEL, ("A[(tile_row * 16 + r) * K + k0 + col]", "A[(tile_row * 16 + r) * M + k0 + col]")),
+     ["As took A's rows M = 32 elements apart, (tile_row * 16 + r) * M, A's number of rows, but a row of A holds K = 40",
+      "Hint: a row of A holds K elements, not M: A[(tile_row * 16 + r) * K + k0 + col]"]),
     ("bs_zeroed_on_col", variant(KERNEL, (STAGE_B, STAGE_B.replace("k0 + r < K", "k0 + col < K"))),
      ["Bs was set to 0 where k0 + col reaches K", "where k0 + r < K"]),
     ("as_zeroed_on_r", variant(KERNEL, (STAGE_A, STAGE_A.replace("k0 + col < K", "k0 + r < K"))),
@@ -231,8 +232,7 @@ WRONG = [
      ["Bs took B's columns from tile_col + col", "B[(k0 + r) * N + tile_col * 16 + col]"]),
     # audit B (2026-12): the bound the count of steps, the step an offset (was 'C is not A B')
     ("bound_the_count_of_steps", variant(KERNEL, (LOOP, "for (int k0 = 0; k0 < (K + 15) / 16; k0 += 16) {")),
-     ["the loop along K took 1 of its 3 steps", "with (K + 15) / 16 = 3, the number of steps",
-      "loop while k0 < K"]),
+     ["the loop along K took 1 of its 3 steps", "with (K + 15) / 16 = 3, the number of steps", "loop while k0 < K"]),
     # blind audit F43, F45 (were 'C is not A B' and the staging hint)
     # blind audit QQ Q30: k0 taken as a tile index (was 'C holds NaN: a tile took elements from
     # past the end of A or B ..., or ...' with the whole staging as the hint); its reads stay
