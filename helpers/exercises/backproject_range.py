@@ -20,6 +20,7 @@ from helpers.exercises.backproject_range_models import (
     DEPTH_SCALE, FORMULA_HINT, NAN_HINT, converted_twice, infinite_marks, interleaved_nans,
     interleaved_points, n_too_large, planes_apart, points_unwritten, range_anded, some_planes_nan,
     wrong_models)
+from helpers.exercises.backproject_range_ends import ends_dropped
 from helpers.exercises.backproject_range_overwritten import nans_overwritten
 from helpers.exercises.backproject_range_rows import block_sides_swapped, v_steps_by_the_width
 from helpers.exercises.backproject_range_scale import scale_ignored
@@ -339,8 +340,7 @@ def _wrong_nans(nan, kept, depth, low):
                "kept", "test both ends: z < z_min || z > z_max")
     dropped = kept & some
     if dropped.any() and ((z == low) | (z == Z_MAX))[dropped].all():
-        yield ("points exactly at z_min or z_max were dropped: the range includes both ends",
-               "drop only z < z_min and z > z_max (strictly), so that z_min <= Z <= z_max is kept")
+        yield ends_dropped(z, dropped, kept & ~some, (low, Z_MAX))
     if dropped.any():
         fv, fu = np.argwhere(dropped)[0]
         yield (f"{int(dropped.sum())} pixels with a depth inside [z_min, z_max] came out NaN "

@@ -13,6 +13,7 @@ import dataclasses
 import numpy as np
 
 from helpers.exercises import near, speed
+from helpers.exercises.matmul_tiling import edge_threads_skipped_loads
 from helpers.exercises.common import Output, declared_int, halves, whole_sums
 from helpers.exercises.hidden import awkward
 from helpers.exercises.kernel import KernelExercise, Launch, traced_back
@@ -22,8 +23,8 @@ from helpers.exercises.verdict import did_not_finish, matches
 from helpers.exercises.origin import Wrong
 from helpers.exercises.matmul_bt_models import (
     TILE, bt_k_guard_from_ty, c_rows_k_apart, guarded_by_the_column, guarded_by_the_other_side,
-    index_from_the_other_thread_side, loads as _loads, loop_past_a_tile, row_alone,
-    row_from_blockidx_x,
+    index_from_the_other_thread_side, loads as _loads, loop_past_a_tile, phases_from_a_side,
+    row_alone, row_from_blockidx_x,
     rows_apart as _rows_apart, store_guard_against_a_side, tiled as _tiled, tiles_transposed)
 
 RTOL, ATOL = 1e-4, 1e-4
@@ -127,19 +128,12 @@ def _mistakes(kernels, case):
                "stores into Bs), so the products took column tx of the tile where row tx, this "
                "thread's column of C, belongs", "store the tile as it is loaded, Bs[ty][tx] = "
                "Bt[bt_row * K + k]: ty picks the row of Bt, tx walks along k")
+    yield from phases_from_a_side(got, a, bt, lambda a, bt: EXERCISE.run(kernels, _launch_on(a, bt)))
     yield from matches(got, _known_results(a, bt),
                        lambda got, wrong: np.allclose(got, wrong, RTOL, ATOL))
     yield from _a_rows_apart(got, a, bt)
-    bad, whole = ~np.isclose(got, want, RTOL, ATOL), np.zeros(got.shape, bool)
-    whole[:case.M // TILE * TILE, :case.N // TILE * TILE] = True   # C's whole 16 x 16 tiles
-    if whole.any() and not bad[whole].any():   # the edge tiles' threads outside C skipped loads
-        yield (f"C is right in every whole 16 x 16 tile and wrong in {int(bad.sum())} elements of "
-               "the tiles at its edges, whose blocks have threads outside C: those threads skipped "
-               "their loads into As and Bs (the loop inside if (row < M && col < N), or a return "
-               "before it), so the others read elements nobody loaded",
-               "every thread of the block loads its element of both tiles (0.0f outside A or Bt) "
-               "and reaches both __syncthreads(), even one outside C: guard only the store with "
-               "if (row < M && col < N)")
+    bad = ~np.isclose(got, want, RTOL, ATOL)
+    yield from edge_threads_skipped_loads(bad, (TILE, TILE), "Bt")
     yield from _past_column_k(kernels, case)
     yield from near.misses("C", got, want, close=near.within(RTOL, ATOL), index_hint=INDEX_HINT,
                            store="C[row * N + col] = sum")

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from helpers.exercises import matmul_tiling
+
 TILE = 16
 
 
@@ -352,6 +354,21 @@ def row_alone(run, name, rtol, atol, rows_past_read):
                f"phase, where k runs past K - 1, each {row} of the tile ran on into the next row "
                f"of {name}, and the last row past {name}'s end (the read that crashed on the "
                f"simulator)", f"guard {name}'s element by both its indices: {right}")
+
+
+def phases_from_a_side(got, a, bt, launched):
+    """Sums cut after the phases that N (or M) needs, fewer than K needs
+    (``matmul_tiling.phases_from_a_side``); ``launched(a, bt)``: the exercise's run of a launch
+    on a and bt (a generator, as ``KernelExercise.run``)."""
+    def probe(m, k, n):
+        rng = np.random.default_rng(31)
+        pa, pbt = (rng.uniform(-1, 1, (rows, k)).astype(np.float32) for rows in (m, n))
+        seen = matmul_tiling.result_of(launched(pa, pbt))
+        return None if seen is None else (seen, lambda c: pa[:, :c].astype(np.float64) @ pbt[:, :c].T)
+
+    yield from matmul_tiling.phases_from_a_side(
+        got, lambda c: a[:, :c].astype(np.float64) @ bt[:, :c].T, (len(a), a.shape[1], len(bt)),
+        TILE, probe, "TILE")
 
 
 def rows_apart(flat, n, k):

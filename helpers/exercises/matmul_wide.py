@@ -26,6 +26,7 @@ from helpers.exercises.common import Output
 from helpers.exercises.coverage import Grid, Words, coverage
 from helpers.exercises.hidden import awkward
 from helpers.exercises.kernel import KernelExercise, Launch
+from helpers.exercises.matmul_tiling import edge_threads_skipped_loads
 from helpers.exercises.matmul_wide_models import (A_GUARD_N, blocks_swapped, bs_at_global_column, bs_rows_past_tile_k, ROWS_APART, crossed, indexed, part,
                                                   neighbouring_rows, phases_from_a_side, rows_apart, wide_step, rows_from_zero, rows_k_apart_store, sum_declared_int, summed,
                                                   stale_last_phase, tile_k_apart)
@@ -319,19 +320,19 @@ def _col_steps_by_tile_m(kernels, case, unwritten):
 
 def _mistakes(case, run):
     """The mistakes one launch shows, the most telling first."""
-    kernels, (a, b), got, k = run.kernel, run.model, run.out.got, case[1]
+    kernels, (a, b), got, k, ks = run.kernel, run.model, run.out.got, case[1], np.arange(case[1])
     yield from _col_steps_by_tile_m(kernels, case, run.out.unwritten)
     want = summed(a, b, np.ones(k))
     yield from blocks_swapped(run.out.unwritten, np.isclose(got, want, 1e-4, 1e-4), _grid(case).grid)
-    if (stored := rows_k_apart_store(got, run.out.unwritten, want, k)) is not None:
-        yield stored
+    yield from filter(None, [rows_k_apart_store(got, run.out.unwritten, want, k)])
     yield from store_guard_with_or(run.out.past, _grid(case), WORDS, kernels)
     yield from coverage(run.out.past, run.out.unwritten, _grid(case), WORDS, WORDS.guard_hint)
     if (close := np.isclose(got, want, rtol=1e-4, atol=1e-4)).all():
         return
+    yield from edge_threads_skipped_loads(~close, (TILE_M, 32), unloaded=lambda: any(
+        np.isnan(out.got).any() for out in observe(kernels, _launch(CASES[-1])).outs))
     yield from _simulated(kernels, "C is wrong")
     yield from phases_from_a_side(got, run.model, case, EXERCISE.run, kernels)
-    ks = np.arange(k)
     for used, problem, hint in (
             (ks % 32 < 8, "each sum takes in only 8 of every 32 products: the multiply-adds "
              "go TILE_M = 8 deep where a phase is TILE_K = 32 deep", "for (k = 0; k < TILE_K; "

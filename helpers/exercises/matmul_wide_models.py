@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from helpers.exercises import matmul_tiling
 from helpers.exercises.common import Output, declared_int, halves, whole_sums
 from helpers.exercises.coverage import Grid
 from helpers.exercises.kernel import Launch
@@ -294,37 +295,24 @@ def _launched(run, kernels, a, b):
     showed a mistake of its own (a crash)."""
     (m, k), n = a.shape, b.shape[1]
     grid = Grid(m, n, (32, 8, 1))
-    launched = run(kernels, Launch((a, b, Output((m, n), guard=grid.span()), np.int32(m),
-                                    np.int32(k), np.int32(n)), (32, 8, 1), grid.grid))
-    try:
-        next(launched)
-    except StopIteration as stop:
-        return None if stop.value is None else stop.value.out.got
-    return None
+    return matmul_tiling.result_of(run(kernels, Launch((a, b, Output((m, n), guard=grid.span()),
+                                                        np.int32(m), np.int32(k), np.int32(n)),
+                                                       (32, 8, 1), grid.grid)))
 
 
 def phases_from_a_side(got, model, case, run, kernels):
-    """Sums cut after the phases that N (or M) needs, fewer than K needs: the phase count taken
-    from a side of C, not from K, the dot products' length. On the cases it is often the count
-    rounded down; a launch of M = 40, K = 100, N = 31 tells them apart: N gives 1 phase there, M
-    2, K rounded down 3, of the 4 K needs."""
-    (a, b), (m, k, n) = model, case[:3]
-    phases = {name: -(-side // 32) for name, side in (("N", n), ("M", m))}
-    sides = [name for name, p in phases.items() if p < -(-k // 32) and np.allclose(
-        got, summed(a, b, np.arange(k) < 32 * p), rtol=1e-4, atol=1e-4)]
-    rng = np.random.default_rng(31)
-    pa, pb = (rng.uniform(-1, 1, shape).astype(np.float32) for shape in ((40, 100), (100, 31)))
-    seen = _launched(run, kernels, pa, pb) if sides else None
-    for name in sides if seen is not None else ():
-        cut = 32 * -(-{"N": 31, "M": 40}[name] // 32)
-        if np.allclose(seen, summed(pa, pb, np.arange(100) < cut), rtol=1e-4, atol=1e-4):
-            side, p = {"N": n, "M": m}[name], phases[name]
-            left = k - 32 * p
-            yield (f"the phase count came from {name} = {side} ({p} phase{'s' * (p > 1)}), not "
-                   f"from K = {k}, the length of the dot products ({-(-k // 32)} phases): each "
-                   f"sum left out its last {left} product{'s' * (left > 1)} (a launch of M = 40, K = 100, "
-                   f"N = 31 summed only the first {cut} of 100)", "the phases run along k, over "
-                   "K: phase < (K + TILE_K - 1) / TILE_K, rounded up")
+    """Sums cut after the phases that N (or M) needs, fewer than K needs
+    (``matmul_tiling.phases_from_a_side``), on ``run``'s (the exercise's) launches."""
+    (a, b), k = model, case[1]
+
+    def probe(m, k, n):
+        rng = np.random.default_rng(31)
+        pa, pb = (rng.uniform(-1, 1, shape).astype(np.float32) for shape in ((m, k), (k, n)))
+        seen = _launched(run, kernels, pa, pb)
+        return None if seen is None else (seen, lambda c: summed(pa, pb, np.arange(k) < c))
+
+    yield from matmul_tiling.phases_from_a_side(got, lambda c: summed(a, b, np.arange(k) < c),
+                                                case[:3], 32, probe, "TILE_K")
 
 
 def neighbouring_rows(race, rows=4):

@@ -8,9 +8,8 @@ import pytest
 from backproject_range_variants import KERNEL, RIGHT
 from kernel_sources import compile_variant_pairs, simulator_only, stable_file, variant
 
-from helpers.exercises.backproject_range import (CASES, Z_MAX, check_backproject_range,
-                                                 check_backproject_range_kernel, depth_image,
-                                                 reference, z_min)
+from helpers.exercises.backproject_range import (
+    CASES, Z_MAX, check_backproject_range, check_backproject_range_kernel, depth_image, reference, z_min)
 
 GUARD = "    if (u >= width || v >= height)\n        return;\n"
 INDEX_U = "int u = blockIdx.x * blockDim.x + threadIdx.x;"
@@ -160,6 +159,9 @@ WRONG = {
                              "the range test drops every depth"),
     "ends_excluded": ([("z < z_min || z > z_max", "z <= z_min || z >= z_max")],
                       "points exactly at z_min or z_max were dropped"),
+    # blind audit AJ (was 'points exactly at z_min or z_max were dropped'): z >= z_max alone
+    "far_end_excluded": ([("z > z_max", "z >= z_max")], ["exactly at z_max were dropped (those "
+                         "at z_min were kept)", "Hint: drop only z > z_max, strictly"]),
     "only_z_is_nan": ([(NAN, '        xyz[i] = xyz[n + i] = 0.0f;\n'
                              '        xyz[2 * n + i] = nanf("");\n')],
                       "only some of X, Y and Z are NaN"),
@@ -304,12 +306,8 @@ WRONG = {
                           "    int x = (u - cx) * z / fx;\n    int y = (v - cy) * z / fy;\n"
                           "    xyz[i] = x;\n    xyz[n + i] = y;")],
                         "every element of X is the right value cut to a whole number"),
-    # blind audit TA-backproject_range-1, Python's chained comparison as the range test (was
-    # 'the condition at line 21 chains two comparisons ...: 0 <= i < n is (0 <= i) < n ... true
-    # for every thread, the spare ones past the end too. Hint: compare i with n alone: if (i < n)')
     # blind audit TYA-backproject_range-1 (was '816 pixels with a depth inside [z_min, z_max]
-    # came out NaN ... Hint: only depth 0 and Z outside [z_min, z_max] make NaN ...', silent on
-    # z): millimetres turned into metres twice, an extra / 1000 after depth_scale
+    # came out NaN ...', silent on z): millimetres turned into metres twice, a / 1000 too many
     "metres_divided_by_1000_again": ([(DEPTH, "float z = depth[i] * depth_scale / 1000;")],
                                      ["every pixel came out NaN: Z is 1000 times too small",
                                       "depth 2839 mm gave Z = 0.002839 m, where depth[i] * "
@@ -327,6 +325,8 @@ WRONG = {
                                ["Z came out depth * 0.001 whatever depth_scale is", "the kernel "
                                 "ignores its depth_scale argument", "Hint: the scale is the "
                                 "camera's, passed in: z = depth[i] * depth_scale"]),
+    # blind audit TA-backproject_range-1 (was '... 0 <= i < n is (0 <= i) < n ... Hint: compare
+    # i with n alone: if (i < n)'): Python's chained comparison as the range test
     "range_test_chained": ([("z < z_min || z > z_max", "!(z_min <= z <= z_max)")],
                            "it is (z_min <= z) <= z_max, and z_min <= z is 0 or 1, never above "
                            "z_max = 4 m, so the test holds for every depth: all 603 measured "

@@ -61,6 +61,13 @@ WRONG = {
                               "only the last phase's products, columns 16 to 31 of K = 32: sum "
                               "was set back to 0 at the start of each phase"),
     "phases_rounded_down": ([("(K + TILE - 1) / TILE", "K / TILE")], "never ran"),
+    # blind audit AJ (was '777 of 777 elements of C are wrong ...' with a trace and the loads'
+    # formulas as the hint, which the kernel had right): the phase count taken from N, not K
+    "phases_from_n": ([("(K + TILE - 1) / TILE", "(N + TILE - 1) / TILE")],
+                      "the phase count came from N = 21 (2 phases), not from K = 50",
+                      "Hint: the phases run along k, over K: phase < (K + TILE - 1) / TILE"),
+    "phases_from_m": ([("(K + TILE - 1) / TILE", "(M + TILE - 1) / TILE")],
+                      "the phase count came from M = 37 (3 phases), not from K = 50"),
     "bt_rows_from_blockidx_y": ([("int bt_row = blockIdx.x * TILE + ty;",
                                   "int bt_row = blockIdx.y * TILE + ty;")], "from rows blockIdx.y"),
     "inner_loop_one_short": ([("j < TILE; j++", "j < TILE - 1; j++")], "the inner loop stops one short"),

@@ -78,6 +78,14 @@ WRONG = {
                                          "        Bs[ty][tx] = (b_row < K && col < N) ? "
                                          "B[b_row * N + col] : 0.0f;\n")],
                                {"problem": "no thread loaded", "hint": "ty + 8, ty + 16"}),
+    # blind audit AJ (was '... C holds NaN: the products read elements of Bs that no thread loaded
+    # ... Hint: ... each thread loads rows r = ty, ty + 8, ...', as it did): a return before the
+    # phase loop for the threads outside C, which skip their loads and the barriers
+    "return_before_the_loop": ([("    float sum = 0.0f;\n", "    if (row >= M || col >= N)\n"
+                                 "        return;\n    float sum = 0.0f;\n"),
+                                ("    if (row < M && col < N)\n        C[", "    C[")],
+                               {"problem": "C is right in every whole 8 x 32 tile and wrong in ",
+                                "hint": "guard only the store, if (row < M && col < N)"}),
     "no_barrier_after_the_loads": ([(FIRST_BARRIER, "        }\n")],
                                    {"problem": "data race on ", "hint": "__syncthreads()"}),
     "no_barrier_after_the_products": ([(SECOND_BARRIER, "            sum += As[ty][k] * Bs[k][tx];\n")],
@@ -306,6 +314,9 @@ SIMULATOR_ONLY["bs_rows_loop_to_tile_k"] = ("a store past a shared array's end: 
                                            "shared memory or an illegal address")
 SIMULATOR_ONLY["bs_rows_from_tx"] = ("the products read rows of Bs that no thread loaded: on a GPU "
                                      "whatever shared memory held")
+SIMULATOR_ONLY["return_before_the_loop"] = ("barriers that the threads outside C skip, and "
+                                             "tile elements no thread loaded: on a GPU whatever "
+                                             "shared memory held")
 # Right, but not the solution's way: each must pass
 RIGHT = {
     "bs_loaded_by_a_flat_index": [(B_LOAD, (
