@@ -262,15 +262,26 @@ def current_device():
     return next((k for k in range(drv.Device.count()) if drv.Device(k) == current), None)
 
 
-def stopped_at_empty(shares: list, done: list, unit: str, verb: str):
+def stopped_at_empty(shares: list, done: list, unit: str, verb: str, fn=None):
     """Device k's share was empty (``shares``: each device's size, in ``unit``s) and a later one
     was not, yet no device from k on did its share (``done``: what each did): the loop ended at
-    the first empty share instead of skipping it."""
+    the first empty share instead of skipping it, or, where ``fn``'s code skips with an if whose
+    body is continue, that if's test held for a device whose share was not empty."""
     empty = next((k for k, size in enumerate(shares) if not size), None)
     if (empty is not None and any(shares[empty:]) and not any(done[empty:])
             and list(done[:empty]) == list(shares[:empty])):
         later = next(k for k in range(empty, len(shares)) if shares[k])
         count = f"{shares[later]} {unit}{'s' if shares[later] > 1 else ''}"
+        code = code_of(fn) if fn is not None else None
+        skip = code and next((n for n in ast.walk(code.tree) if isinstance(n, ast.If)
+                              and any(isinstance(s, ast.Continue) for s in n.body)), None)
+        if skip:
+            yield (f"your skip test, {code.quoted(skip)}, skipped device {later} too, whose "
+                   f"share ({count}) is not empty: every device"
+                   f"{f' from {empty} on' if empty else ''} was skipped, "
+                   f"so device {later}'s share was never {verb}", "skip only a device whose own "
+                   "share is empty: if lo == hi: continue (lo and hi are the device's own bounds)")
+            return
         yield (f"the loop stopped at device {empty}'s empty share: device {later}'s share "
                f"({count}) was never {verb}", "skip a device with an empty share and go on to "
                "the next: if lo == hi: continue (not break)")
