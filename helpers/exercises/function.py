@@ -189,6 +189,35 @@ def pointer_added(fn, place: int, pointer):
     return told
 
 
+def stored_on_the_host(fn, whose=lambda _: "its device's"):
+    """For ``run_catching``'s hints: a gpuarray stored into a host NumPy array, ``host[...] =
+    name``, at the line of ``fn``'s code where the error was raised (the values read in that
+    frame), where its get() belongs; ``whose(the gpuarray)`` says whose memory it is in ("device
+    0's")."""
+    def told(err):
+        from helpers.backend import gpuarray
+
+        tb, frame, code = err.__traceback__, None, code_of(fn)
+        while tb is not None:
+            frame, tb = (tb.tb_frame if tb.tb_frame.f_code is fn.__code__ else frame), tb.tb_next
+        line = frame and code and frame.f_lineno - code.first + 1
+        store = line and next((n for n in ast.walk(code.tree) if isinstance(n, ast.Assign)
+                               and n.lineno == line and isinstance(n.value, ast.Name)
+                               and isinstance(n.targets[0], ast.Subscript)
+                               and isinstance(n.targets[0].value, ast.Name)), None)
+        if not store:
+            return None
+        host, name = store.targets[0].value.id, store.value.id
+        value = frame.f_locals.get(name)
+        if not (isinstance(frame.f_locals.get(host), np.ndarray)
+                and isinstance(value, gpuarray.GPUArray)):
+            return None
+        return (f"it puts {name}, a gpuarray in {whose(value)} memory, into {host}, a NumPy array "
+                "in host memory: NumPy cannot read device memory", f"copy it back first, with "
+                f"{whose(value)} context current: {ast.unparse(store.targets[0])} = {name}.get()")
+    return told
+
+
 def from_file(path: str, name: str):
     """The function ``name`` that ``cuda_src/<path>`` defines (notebook 11's small exercises are
     files the learner edits, as the kernel stubs are, for that notebook's stored two-GPU run
