@@ -189,6 +189,35 @@ def pointer_added(fn, place: int, pointer):
     return told
 
 
+def stored_on_the_host(fn, whose=lambda _: "its device's"):
+    """For ``run_catching``'s hints: a gpuarray stored into a host NumPy array, ``host[...] =
+    name``, at the line of ``fn``'s code where the error was raised (the values read in that
+    frame), where its get() belongs; ``whose(the gpuarray)`` says whose memory it is in ("device
+    0's")."""
+    def told(err):
+        from helpers.backend import gpuarray
+
+        tb, frame, code = err.__traceback__, None, code_of(fn)
+        while tb is not None:
+            frame, tb = (tb.tb_frame if tb.tb_frame.f_code is fn.__code__ else frame), tb.tb_next
+        line = frame and code and frame.f_lineno - code.first + 1
+        store = line and next((n for n in ast.walk(code.tree) if isinstance(n, ast.Assign)
+                               and n.lineno == line and isinstance(n.value, ast.Name)
+                               and isinstance(n.targets[0], ast.Subscript)
+                               and isinstance(n.targets[0].value, ast.Name)), None)
+        if not store:
+            return None
+        host, name = store.targets[0].value.id, store.value.id
+        value = frame.f_locals.get(name)
+        if not (isinstance(frame.f_locals.get(host), np.ndarray)
+                and isinstance(value, gpuarray.GPUArray)):
+            return None
+        return (f"it puts {name}, a gpuarray in {whose(value)} memory, into {host}, a NumPy array "
+                "in host memory: NumPy cannot read device memory", f"copy it back first, with "
+                f"{whose(value)} context current: {ast.unparse(store.targets[0])} = {name}.get()")
+    return told
+
+
 def from_file(path: str, name: str):
     """The function ``name`` that ``cuda_src/<path>`` defines (notebook 11's small exercises are
     files the learner edits, as the kernel stubs are, for that notebook's stored two-GPU run
@@ -262,15 +291,26 @@ def current_device():
     return next((k for k in range(drv.Device.count()) if drv.Device(k) == current), None)
 
 
-def stopped_at_empty(shares: list, done: list, unit: str, verb: str):
+def stopped_at_empty(shares: list, done: list, unit: str, verb: str, fn=None):
     """Device k's share was empty (``shares``: each device's size, in ``unit``s) and a later one
     was not, yet no device from k on did its share (``done``: what each did): the loop ended at
-    the first empty share instead of skipping it."""
+    the first empty share instead of skipping it, or, where ``fn``'s code skips with an if whose
+    body is continue, that if's test held for a device whose share was not empty."""
     empty = next((k for k, size in enumerate(shares) if not size), None)
     if (empty is not None and any(shares[empty:]) and not any(done[empty:])
             and list(done[:empty]) == list(shares[:empty])):
         later = next(k for k in range(empty, len(shares)) if shares[k])
         count = f"{shares[later]} {unit}{'s' if shares[later] > 1 else ''}"
+        code = code_of(fn) if fn is not None else None
+        skip = code and next((n for n in ast.walk(code.tree) if isinstance(n, ast.If)
+                              and any(isinstance(s, ast.Continue) for s in n.body)), None)
+        if skip:
+            yield (f"your skip test, {code.quoted(skip)}, skipped device {later} too, whose "
+                   f"share ({count}) is not empty: every device"
+                   f"{f' from {empty} on' if empty else ''} was skipped, "
+                   f"so device {later}'s share was never {verb}", "skip only a device whose own "
+                   "share is empty: if lo == hi: continue (lo and hi are the device's own bounds)")
+            return
         yield (f"the loop stopped at device {empty}'s empty share: device {later}'s share "
                f"({count}) was never {verb}", "skip a device with an empty share and go on to "
                "the next: if lo == hi: continue (not break)")

@@ -24,7 +24,7 @@ from helpers.exercises.gray_split_models import (arrays_swapped, bounds_left_ove
 from helpers.exercises.gray_split_order import freed_while_running, kept
 from helpers.exercises.function import (LaunchOrder, Refused, check_function, context_mistakes,
                                         context_stack, copies_to_host, current_device,
-                                        run_catching, stopped_at_empty)
+                                        run_catching, stopped_at_empty, stored_on_the_host)
 from helpers.exercises.hidden import awkward
 from helpers.exercises.learner_code import code_of
 from helpers.exercises.verdict import Verdict, check_cases
@@ -109,7 +109,11 @@ def _note_reads(out, k, reads):
         reads.append((k, current_device()))
         return get(*args, **kwargs)
 
-    out.get = read
+    out.get, read.device = read, k
+
+
+def _whose(out):  # "device k's" for device k's output (its get() noted by _note_reads)
+    return f"device {getattr(out.get, 'device', 'k')}'s"
 
 
 def _shaped_like_rgb(fn, launches):
@@ -193,6 +197,7 @@ def _mistakes(fn, contexts, functions, case):
             [(ValueError, lambda _: _shaped_like_rgb(fn, launches)),
              (ValueError, lambda _: last_output_read(reads, launches, count, n)),
              (ValueError, lambda err: bounds_left_over(fn, err, reads, launches, count, n)),
+             *((kind, stored_on_the_host(fn, _whose)) for kind in (TypeError, ValueError)),
              (ValueError, lambda err: shape_unpacked_swapped(fn, err, height, width)
               or host_swapped(fn, err, count, height, width) or stored_at_index(fn, err)),
              (drv.Error, "a copy or a kernel failed: device k's arrays must be made with device "

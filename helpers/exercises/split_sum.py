@@ -164,7 +164,7 @@ def _mistakes(fn, contexts, n):
     yield from split_sum_models.list_replaced(fn, float(result), x, calls, order)
     yield from split_sum_models.divided_by_the_devices(fn, float(result), x, calls, order)
     yield from split_sum_models.whole_x_uploaded(fn, float(result), x, calls)
-    yield from _wrong_sum(float(result), x, calls, lambda m: _shares_on(fn, contexts, m))
+    yield from _wrong_sum(float(result), x, calls, lambda m: _shares_on(fn, contexts, m), fn)
     yield from split_sum_models.k_left_over(fn, order)
     yield from read_elsewhere(order)
     yield from took_turns(order)
@@ -209,15 +209,15 @@ def _shares_on(fn, contexts, m):
     return calls
 
 
-def _wrong_sum(got, x, calls, probe):
+def _wrong_sum(got, x, calls, probe, fn):
     """The mistakes the sum and the shares show (none when right); ``probe(m)``: the share
-    lengths the function gives for m elements."""
+    lengths the function gives for m elements; ``fn``: the function, its skip test read."""
     n, devices = x.size, len(calls)
     want = float(x.sum(dtype=np.float64))
     bounds = [k * n // devices for k in range(devices + 1)]
     if got != want:
         yield from stopped_at_empty([hi - lo for lo, hi in zip(bounds, bounds[1:])], calls,
-                                    "element", "summed")
+                                    "element", "summed", fn)
         yield from _last_device_left_out(got, x, calls, bounds)
         if got == float(x[:bounds[1]].sum(dtype=np.float64)):
             yield "the sum is device 0's share alone", "add every device's partial sum to total"

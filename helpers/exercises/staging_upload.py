@@ -37,7 +37,7 @@ from helpers.exercises.learner_code import told_uncalled
 from helpers.exercises.staging_upload_filling import (Queued, filled_after_queued, not_staged,
                                                      noting_context, noting_events)
 from helpers.exercises.staging_upload_polls import (asked_not_waited, noting_streams,
-                                                   stream_queried)
+                                                   one_way_only, stream_queried)
 from helpers.exercises.staging_upload_models import (at_element_offsets, at_elements,
                                                     at_the_chunk_ends, at_the_start_of_d,
                                                     chunk_in_bytes, chunk_too_long, context_waited,
@@ -295,6 +295,8 @@ def _seen(fn, n, chunk, drv, catch):  # _mistakes's, as the run shows them
             "queue each chunk's copy: drv.memcpy_htod_async(int(d) + lo * 4, buf[:hi - lo], s)")
     if np.array_equal(got, h):
         yield from not_staged(staging, copies.sources, learner_s)
+        yield from filter(None, [one_way_only(copies.log, streams, staging.taken, chunk,
+                                              learner_s)])
         yield from _not_overlapped(copies.log, learner_s)
     else:
         yield from end_without_lo(seen.slices, copies.places, got, h, chunk, learner_s)

@@ -75,3 +75,46 @@ def stream_queried(fn, streams):
                 f"and asking does not wait: the copy out of {name}'s staging buffer may still "
                 "be queued when the buffer is refilled", WAIT.format(name))
     return told
+
+
+def one_way_only(log, streams, taken, chunk, fn):
+    """(problem, hint) where every copy of ``log`` went on one of ``streams`` (and, where
+    ``taken``, the indices the function took of staging, holds one, through one buffer): the
+    other one never used, so each wait before a refill waited for the copy just queued; the
+    cause named where ``fn``'s code takes a buffer or stream at ``name % 2``, name stepping
+    through a range by the ``chunk``, an even number (lo); else None."""
+    used = [s for what, s in log if what == "copy"]
+    if len(used) < 2 or any(s is not used[0] for s in used) or not any(
+            s is used[0] for s in streams):
+        return None
+    k = next(i for i, s in enumerate(streams) if s is used[0])
+    bufs = {t for t in taken if isinstance(t, int)}
+    way, other = ((f"staging[{min(bufs)}] on streams[{k}]", "buffer and stream were")
+                  if len(bufs) == 1 else (f"streams[{k}]", "stream was"))
+    why = _parity(fn, chunk) if chunk % 2 == 0 else ""
+    return (f"d holds h, but every chunk went through {way}, and the other {other} never "
+            f"used{why}; each wait before a refill waited for the copy just queued, so no filling "
+            "ran beside a copy", "number the chunks, for c, lo in enumerate(range(0, n, chunk)), "
+            "and take chunk c's buffer and stream by that number: staging[c % 2], "
+            "streams[c % 2] (0, 1, 0, 1, ...)")
+
+
+def _parity(fn, chunk):
+    """": lo % 2 is 0 for every chunk ..." where ``fn``'s code takes a buffer or stream at
+    ``name % 2`` and a loop steps name through a range by a step (the ``chunk``, even): every
+    name it takes is a multiple of it, an even number; "" where the code does not show it."""
+    code = code_of(fn)
+    for node in ast.walk(code.tree) if code else ():
+        if (isinstance(node, ast.Subscript) and isinstance(node.slice, ast.BinOp)
+                and isinstance(node.slice.op, ast.Mod) and isinstance(node.slice.left, ast.Name)
+                and ast.unparse(node.slice.right) == "2"):
+            name = node.slice.left.id
+            for loop in (n for n in ast.walk(code.tree) if isinstance(n, ast.For)):
+                ranges = [c for c in ast.walk(loop.iter) if isinstance(c, ast.Call)
+                          and ast.unparse(c.func) == "range" and len(c.args) == 3]
+                if ranges and name in {t.id for t in ast.walk(loop.target)
+                                       if isinstance(t, ast.Name)}:
+                    return (f": {name} % 2 is 0 for every chunk ({code.quoted(node)}), since "
+                            f"{name} steps by {ast.unparse(ranges[0].args[2])} = {chunk:,}, an "
+                            "even number")
+    return ""

@@ -22,6 +22,14 @@ WRONG = {
          "queued:), so they still hold the values the launching loop left",
          "Hint: keep each device's lo and hi with its output: queued.append((k, rgb_k, grey_k, "
          "lo, hi)), and unpack them there: for k, rgb_k, grey_k, lo, hi in queued:")),
+    # blind audit AJ (was "your function raised TypeError at line 27 of your cell (grey[lo:hi] =
+    # grey_k): int() argument must be ... Hint: the message says what went wrong on that line",
+    # NumPy's words alone): device k's gpuarray stored into the host array without get()
+    "stored_without_get": (
+        [("grey[lo:hi] = grey_k.get()", "grey[lo:hi] = grey_k")],
+        ("(grey[lo:hi] = grey_k)", "puts grey_k, a gpuarray in device 0's memory, into grey, a "
+         "NumPy array in host memory", "Hint: copy it back first, with device 0's context "
+         "current: grey[lo:hi] = grey_k.get()")),
 }
 
 

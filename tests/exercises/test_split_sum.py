@@ -123,6 +123,14 @@ WRONG = {
     "stops_at_an_empty_share": ([("            continue\n", "            break\n")],
                                 "stopped at device 0's empty share: device 1's share (1 element)",
                                 "continue (not break)"),
+    # blind audit AJ (was 'the loop stopped at device 0's empty share ... Hint: ... if lo == hi:
+    # continue (not break)', a continue in the code): the skip test about the whole x, if len(x)
+    # < n, which skips every device, device 1 too, whose share is not empty
+    "skip_test_on_the_whole_x": ([("        if lo == hi:\n", "        if len(x) < n:\n")],
+                                 "skip test, line 18 of your cell (if len(x) < n:), skipped device "
+                                 "1 too, whose share (1 element) is not empty",
+                                 "skip only a device whose own share is empty: if lo == hi: "
+                                 "continue"),
     # blind audit TEB-split_sum-1: the first loop stops one short (was 'the sum is device 0's
     # share alone ... Hint: add every device's partial sum to total', the adding, which was right)
     "last_device_left_out": ([("for k in range(n):", "for k in range(n - 1):")],
@@ -269,6 +277,7 @@ def test_right_but_unusual_functions_pass(name, capsys):
 
 SPLIT_MISTAKES = {"device_0_alone", "tail_left_out", "shares_overlap", "outside_the_context",
                   "empty_share_summed", "one_device_does_all", "stops_at_an_empty_share",
+                  "skip_test_on_the_whole_x",
                   "devices_take_turns", "read_outside_its_context", "total_assigned_not_added",
                   "partial_sums_added_as_gpuarrays", "hi_without_parentheses",
                   "hi_from_lo_plus_len_over_n", "hi_minus_one", "share_size_rounded",

@@ -130,6 +130,16 @@ WRONG = {
     "waits_for_the_other_stream": (right_but((WAIT, "        streams[(c + 1) % 2].synchronize()\n        buf")),
                                    {"problem": "waited for the copy it had just queued",
                                     "hint": "not for the other stream"}),
+    # blind audit AJ (was 'd holds h, but before filling each chunk the host waited for the copy
+    # it had just queued (the other stream's) ... Hint: ... not for the other stream'): the chunks
+    # numbered by lo, staging[lo % 2] on streams[lo % 2], always 0 since lo steps by an even chunk
+    "buffer_and_stream_by_lo": (right_but(("c, lo in enumerate(range(0, n, chunk))",
+                                           "lo in range(0, n, chunk)"),
+                                          ("staging[c % 2]", "staging[lo % 2]"),
+                                          ("streams[c % 2]", "streams[lo % 2]")),
+                                {"problem": ("every chunk went through staging[0] on streams[0]",
+                                             "lo % 2 is 0 for every chunk"),
+                                 "hint": "for c, lo in enumerate(range(0, n, chunk))"}),
     # blind audit AE (was 'd holds h, but before filling each chunk the host waited for the copy
     # it had just queued (the other stream's) ... Hint: ... not for the other stream', a wait
     # that was right): the final wait for both streams indented into the chunk loop
