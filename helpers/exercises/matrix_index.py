@@ -23,6 +23,7 @@ from helpers.exercises.matrix_index_models import (cut_product, formulas, guard_
                                                    model as _model, one_block_side,
                                                    one_thread_side, read_at_col, same as _same)
 from helpers.exercises.microscope import observe, written_by_two, written_twice
+from helpers.exercises.or_guard import store_guard_with_or
 from helpers.exercises.verdict import matches
 from helpers.exercises.origin import Wrong
 
@@ -189,6 +190,7 @@ def _mistakes(case, run):
     yield from guard_against_the_launch(case, run.kernel, run.out.past, GUARD)
     yield from guard_of_the_thread_s_place(case, run.kernel, run.out.past, GUARD)
     yield from guard_after_the_store(case, run.kernel, run.out.past, GUARD)
+    yield from store_guard_with_or(run.out.past, case, WORDS, run.kernel)
     yield from past_the_end(run.out.past, case, WORDS, WILD_HINT, run.out.unwritten)
     if right.all():
         return

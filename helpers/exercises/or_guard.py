@@ -51,7 +51,7 @@ def store_guard_with_or(past, grid, words, kernels):
     who = (f"{row} {y} (>= {rows} = {height}) and {col} 0 (< {cols})" if ty > height else
            f"{row} {y} (< {rows}) and {col} {x} (>= {cols} = {width})")
     yield (f"the store's condition if ({cond}) at line {line} lets a thread store where only "
-           f"one of the two is inside {words.whole}: the thread of {who} stored "
+           f"one of the two is inside the {words.whole}: the thread of {who} stored "
            f"{words.array}[{y} * {width} + {x}], past the end of {words.array} ({height} x "
            f"{width} = {height * width} elements), and a thread with {col} >= {cols} in a row "
            f"below {rows} stores into the next row's first elements",

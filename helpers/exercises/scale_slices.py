@@ -24,7 +24,7 @@ from helpers.exercises.kernel import KernelExercise, Launch
 from helpers.exercises.origin import Wrong
 from helpers.exercises.scale_slices_models import (INDEXES, ORDERS, SCALES, THREAD_Z_PROBE, XY_PROBE,
                                                    block_from_another, coordinate_from_another, guard_against_a_side,
-                                                   guard_on_thread_z,
+                                                   guard_and_binds_first, guard_on_thread_z,
                                                    only_slice_0, read_before_the_guard,
                                                    read_from_slice_0,
                                                    step_like_one_short,
@@ -280,10 +280,10 @@ def _index_mistakes(case, hit):
                    f"are the parameters: {INDEX_HINT}")
 
 
-def _guard_mistakes(case, all_written, hit, first):
+def _guard_mistakes(case, run, hit, first):
     """A guard's mistakes, out written past its end (``first``, the first such index) and
-    ``hit`` the set of elements written: the sides joined with &&, every element written, or
-    those a guard with its sides swapped writes."""
+    ``hit`` the set of elements written: the sides joined with && (or with || and && both),
+    every element written, or those a guard with its sides swapped writes."""
     nx, ny, nz, block = case
     tz, ty, tx = np.indices([g * b for g, b in zip(_grid(case), block)][::-1])
     index = (tz * ny + ty) * nx + tx
@@ -292,7 +292,8 @@ def _guard_mistakes(case, all_written, hit, first):
                "outside the volume in x and in y and in z at once (&&), so one outside in a "
                "single side wrote", "any side outside the volume must return, the conditions "
                "joined with ||: if (x >= nx || y >= ny || z >= nz) return;")
-    if all_written or hit == set(index[(tx < ny) & (ty < nx) & (tz < nz)].tolist()):
+    yield from guard_and_binds_first(case, _grid(case), run, first)
+    if (~run.out.unwritten).all() or hit == set(index[(tx < ny) & (ty < nx) & (tz < nz)].tolist()):
         yield (f"out was written past its end (out[{first}]): threads outside the volume wrote",
                "the grid sticks out in z too: if (x >= nx || y >= ny || z >= nz) return;")
 
@@ -321,7 +322,7 @@ def _mistakes(case, run):
     hit = set(np.flatnonzero(written).tolist()) | set(run.out.past.tolist())
     yield from _guard_sides(case, run, hit)
     if run.out.past.size:
-        yield from _guard_mistakes(case, written.all(), hit, run.out.past[0])
+        yield from _guard_mistakes(case, run, hit, run.out.past[0])
     yield from itertools.chain(_index_mistakes(case, hit), _left_out(case, run, written))
     if run.out.past.size:  # and elements inside never written, not as a guard leaves them
         yield (f"out was written past its end (out[{run.out.past[0]}]), and "

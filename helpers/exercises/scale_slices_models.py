@@ -345,3 +345,34 @@ def read_before_the_guard(kernels, case, grid):
            "when, as here, its value goes nowhere and out does not show it)",
            f"the guard comes before any access to memory: read {name}[{index}] below "
            "if (x >= nx || y >= ny || z >= nz) return;, not above it")
+
+
+
+def guard_and_binds_first(case, grid, run, first):
+    """A guard whose three tests are joined with || and && both (x >= nx || y >= ny && z >= nz),
+    && binding before ||: the threads that stored into out, in a trace of ``run``'s launch on the
+    simulator, are those it lets through; out was written past its end (``first``, the first such
+    index). Yields (problem, hint)."""
+    from helpers.exercises.microscope import accesses_of
+
+    sides, block = case[:3], case[3]
+    t = np.indices([g * b for g, b in zip(grid, block)][::-1])[::-1]  # x, y, z
+    out = [t[k] >= sides[k] for k in range(3)]
+    kept = accesses_of(run.kernel, run.launch, f"guard joins {grid}",
+                       4 * int(np.prod(block)) * int(np.prod(grid)))
+    if kept is None:
+        return
+    stored = np.zeros(out[0].shape, bool)
+    x, y, z = _coordinates(kept[kept["write"] & (kept["array"] == "out")], grid, block)
+    stored[z, y, x] = True
+    for reads, returned, (a, b) in (
+            ("x >= nx || (y >= ny && z >= nz)", out[0] | (out[1] & out[2]), "yz"),
+            ("(x >= nx && y >= ny) || z >= nz", (out[0] & out[1]) | out[2], "xy")):
+        if np.array_equal(stored, ~returned):
+            yield (f"out was written past its end (out[{first}]): the guard if "
+                   f"({reads.replace('(', '').replace(')', '')}) return; joins its tests with || "
+                   f"and &&, and && binds before ||, as * does before +: it reads {reads}, so a "
+                   f"thread with {b} >= n{b} but {a} < n{a} is not stopped, nor one with {a} >= "
+                   f"n{a} but {b} < n{b}, and such threads wrote",
+                   "a thread outside the volume in any one side must return: join all three "
+                   "tests with ||, if (x >= nx || y >= ny || z >= nz) return;")

@@ -91,6 +91,14 @@ WRONG = {
                                     "Hint: compare the thread's row and col"),
     "guard_with_and": ([("row >= rows || col >= cols", "row >= rows && col >= cols")],
                        "the guard stops only the threads outside in both col and row (&&)"),
+    # blind audit AJ (was 'the guard stops only the threads outside in both col and row (&&), or
+    # it compares row with cols ...', neither in the kernel): the return dropped for a store
+    # guarded by if (row < rows || col < cols), inside in one of the two enough to store
+    "store_guard_with_or": ([(GUARD, ""), ("    out[i] = a[i]", "    if (row < rows || col < cols)\n"
+                                              "        out[i] = a[i]")],
+                            "the store's condition if (row < rows || col < cols) at line ",
+                            "lets a thread store where only one of the two is inside the matrix",
+                            "Hint: store only where both are inside: if (row < rows && col < cols)"),
     "stores_into_the_next": ([("    out[i] =", "    out[i + 1] =")],
                              "the store's index is one too far, the guard is right"),
     "guard_on_flat_index": ([(GUARD, ""), ("    out[i] =", "    if (i >= rows * cols) return;\n    out[i] =")],

@@ -187,6 +187,14 @@ WRONG = {
     "guard_joined_with_and": ([(GUARD, "if (x >= nx && y >= ny && z >= nz)")],
                               "out was written past its end (out[455]): the guard returned only "
                               "the threads outside the volume in x and in y and in z at once"),
+    # blind audit AJ (was 'out was written past its end (out[455]): threads outside the volume
+    # wrote ... Hint: the grid sticks out in z too', z being tested): the stub's 'and z' joined
+    # with &&, which binds before ||, so a thread with z >= nz and y < ny is not stopped
+    "guard_and_binds_first": ([(GUARD, "if (x >= nx || y >= ny && z >= nz)")],
+                              "out was written past its end (out[455]): the guard if (x >= nx || "
+                              "y >= ny && z >= nz) return; joins its tests with || and &&, and && "
+                              "binds before ||", "a thread with z >= nz but y < ny is not stopped",
+                              "join all three tests with ||, if (x >= nx || y >= ny || z >= nz)"),
     "z_line_copied_from_y": ([(Z, "int z = blockIdx.y * blockDim.y + threadIdx.y;")],
                              "only the elements whose z equals their y were written"),
     "guard_sides_swapped": ([(GUARD, "if (x >= ny || y >= nx || z >= nz)")],
@@ -221,6 +229,8 @@ SIMULATOR_ONLY = {"guard_on_the_flat_index": "on a GPU the threads that wrap int
                                              "race with the ones whose elements they write",
                   "guard_joined_with_and": "on a GPU a thread past a row's or a slice's end "
                                            "races with the one whose element it writes",
+                  "guard_and_binds_first": "on a GPU a thread past a slice's last row races "
+                                           "with the one whose element it writes",
                   "scale_read_above_the_guard": "on a GPU the threads with z >= nz read past "
                                                 "scale's end, which is undefined",
                   "index_without_z": "on a GPU the threads of every z race to store into slice "
