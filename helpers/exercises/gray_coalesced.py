@@ -137,9 +137,7 @@ def _mistakes(case, run):
     yield from one_further("gray", "pixel", out.past, out.unwritten, "store pixel i at gray[i]")
     yield from _indexed_like_rgb(run, n, run.launch.args[1].guard)
     yield from row_by_height(missing, out.past, width, height)
-    if out.past.tolist() == [n]:
-        yield ("gray[n] was written, one pixel past the end: the bounds guard is off by one",
-               "the last pixel is width * height - 1: return when t >= width * height")
+    yield from _guard_off(out.past, missing, n, _grid(case)[0] * case[2])
     yield from past_splits(case, out.past, missing, run.launch.args[1].guard, run.kernel)
     if out.past.size and missing.size:  # a missing guard leaves no pixel of the image out
         yield (f"threads with a pixel (t < width * height) wrote past the end of gray (as far "
@@ -191,6 +189,21 @@ def _mistakes(case, run):
                     "lines: they convert pixel i = y * width + x, the one this thread took",
                     "gray", wrong[0])
     yield from read_before_the_guard(case, run.kernel)
+
+
+def _guard_off(past, missing, n, threads):
+    """A bounds guard that stops the wrong spare threads, every pixel written: only gray[n]
+    past the end (t > width * height), or every element past it but gray[n] (t == width *
+    height: only thread n returns; ``threads``, the grid's)."""
+    if past.tolist() == [n]:
+        yield ("gray[n] was written, one pixel past the end: the bounds guard is off by one",
+               "the last pixel is width * height - 1: return when t >= width * height")
+    if not missing.size and threads > n + 1 and np.array_equal(past, np.arange(n + 1, threads)):
+        yield (f"threads t = {n + 1} to {threads - 1} wrote past the end of gray (as far as "
+               f"gray[{threads - 1}]; it has {n} pixels), where thread t = {n} returned: the "
+               f"guard t == width * height returns only the thread at t = {n}, and every t "
+               "above it still writes", "every spare thread must return: if (t >= width * "
+               "height) return; (>=, not ==)")
 
 
 def _indexed_like_rgb(run, n, guard):

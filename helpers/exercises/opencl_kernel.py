@@ -35,7 +35,8 @@ CUDA_WORDS = [(r"\bthreadIdx\.([xyz])", "threadIdx.{0}", "get_local_id({1})"),
               (r"\bgridDim\.([xyz])", "gridDim.{0}", "get_num_groups({1})"),
               (r"\b__global__(\s)", "__global__", "__kernel"),
               (r"\b__syncthreads\b()", "__syncthreads()", "barrier(CLK_LOCAL_MEM_FENCE)"),
-              (r"\b__shared__\b()", "__shared__", "__local")]
+              (r"\b__shared__\b()", "__shared__", "__local"),
+              (r"\bfminf\b()", "fminf", "fmin"), (r"\bfmaxf\b()", "fmaxf", "fmax")]
 
 
 class OpenCLExercise:

@@ -325,6 +325,12 @@ def _wrong_values(rgb, got, block=None, models=(), first_pixel=0):
         return
     wy, wx, wc = np.argwhere(wrong)[0]
     at = f"x = {wx}, y = {wy}, {CHANNEL_NAMES[wc]}"
+    if (wrong <= (exact + 0.5 >= 256)).all() and (got[wrong] == 0).all():
+        yield (f"{int(wrong.sum())} values are 0 where the sum goes past 255 ({at}: got 0, "
+               f"expected 255, the sum is {exact[wy, wx, wc]:.1f}): the clamp lets 256 through "
+               "(a ceiling of 256.0f where 255.0f belongs), and an unsigned char cannot hold "
+               "256: 256 becomes 0", "clamp to 255, the largest unsigned char: (unsigned "
+               "char)fminf(r2 + 0.5f, 255.0f), and so for g2 and b2")
     if (wrong <= (exact + 0.5 >= 256)).all():
         yield (f"{int(wrong.sum())} values are wrong, all where the sum goes past 255 "
                f"({at}: got {got[wy, wx, wc]}, expected {want[wy, wx, wc]}, the unclamped sum "

@@ -72,23 +72,6 @@ def _tone(groups):
     return sepia.reference(groups.reshape(len(groups), 16, 3)).reshape(len(groups), 48)
 
 
-def pixels_left_out(rgb, got, n):
-    """The pixel loop over only some of a group's 16 pixels (from 0 to 2, up to 1 to 16): the
-    others' result bytes are left 0 (res[] starts at 0)."""
-    whole = 48 * (n // 16)
-    if not whole:
-        return
-    loaded, mine = rgb.ravel()[:whole].reshape(-1, 48), got.ravel()[:whole].reshape(-1, 48)
-    tone, pixel = _tone(loaded), np.arange(48) // 3
-    for first, end in ((f, e) for f in range(3) for e in range(16, f, -1) if (f, e) != (0, 16)):
-        if sepia.near(mine, np.where((pixel >= first) & (pixel < end), tone, 0)):
-            yield (f"only pixels {first} to {end - 1} of each group were converted, the others "
-                   "are 0" + (": the pixel loop ran to 12, the number of words in w[] and res[], "
-                              "where a group has 16 pixels" if end == 12 else ""),
-                   "for (int p = 0; p < 16; p++): a group's pixels are 0 to 15")
-            return
-
-
 def _signed_tone(groups):
     """``_tone`` of channels read as signed chars, as a GPU gives it: a sum below 0 converts to
     unsigned int as 0 (its conversion saturates)."""

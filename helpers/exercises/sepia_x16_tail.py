@@ -3,7 +3,8 @@ of out, a tail counted from its own start, from what the tail's thread stored on
 and a tail loop that starts inside the groups (``tail_race``, from the simulator's race); the
 groups set apart from the tail: stored as they were loaded (``groups_as_loaded``); and the
 pixels never written (``unwritten``), the groups' among them stored into rgb
-(``stored_into_the_input``)."""
+(``stored_into_the_input``); and the pixel loop over only some of a group's pixels
+(``pixels_left_out``)."""
 
 from __future__ import annotations
 
@@ -221,3 +222,30 @@ def stored_into_the_input(run, n):
                "store into out: uint4 *dst = reinterpret_cast<uint4 *>(out) + 3 * (size_t)t; "
                "(a C cast such as (uint4 *)rgb throws rgb's const away; reinterpret_cast "
                "cannot, so the compiler refuses reinterpret_cast<uint4 *>(rgb))")
+
+
+PIXEL_LOOP = "for (int p = 0; p < 16; p++): a group's pixels are 0 to 15"
+LOOP_BOUNDS = {12: (": the pixel loop ran to 12, the number of words in w[] and res[], where a "
+                    "group has 16 pixels", PIXEL_LOOP),
+               6: (": a loop over the pixels' red bytes k = 0, 3, 6, ... stopped at 16, the "
+                   "number of pixels, where a group has 48 bytes", "loop while k < 48 (16 "
+                   "pixels x 3 bytes), or over the pixels p < 16 with bytes 3 * p, 3 * p + 1 "
+                   "and 3 * p + 2")}
+"""The pixels 0 to end - 1 converted, the loop's bound a count of something else: the words of
+w[], or the pixels where k steps over the 48 bytes by 3 (k < 16 stops after pixel 5)."""
+
+
+def pixels_left_out(rgb, got, n):
+    """The pixel loop over only some of a group's 16 pixels (from 0 to 2, up to 1 to 16): the
+    others' result bytes are left 0 (res[] starts at 0); the bound named after ``LOOP_BOUNDS``."""
+    whole = 48 * (n // 16)
+    if not whole:
+        return
+    loaded, mine = rgb.ravel()[:whole].reshape(-1, 48), got.ravel()[:whole].reshape(-1, 48)
+    tone, pixel = sepia.reference(loaded.reshape(-1, 16, 3)).reshape(-1, 48), np.arange(48) // 3
+    for first, end in ((f, e) for f in range(3) for e in range(16, f, -1) if (f, e) != (0, 16)):
+        if sepia.near(mine, np.where((pixel >= first) & (pixel < end), tone, 0)):
+            why, hint = LOOP_BOUNDS.get(end, ("", PIXEL_LOOP))
+            yield (f"only pixels {first} to {end - 1} of each group were converted, the others "
+                   "are 0" + why, hint)
+            return

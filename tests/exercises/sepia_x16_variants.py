@@ -181,6 +181,14 @@ WRONG = {
     "twelve_pixels_a_group": ([("for (int p = 0; p < 16; p++) {", "for (int p = 0; p < 12; p++) {")],
                               "only pixels 0 to 11 of each group were converted, the others are 0: "
                               "the pixel loop ran to 12, the number of words in w[] and res[]"),
+    # blind audit AJ (was 'only pixels 0 to 5 of each group were converted ... Hint: for (int
+    # p = 0; p < 16; p++) ...', a loop over pixels the kernel's body does not have): the loop
+    # over byte indices k += 3 bounded by the pixel count, k < 16
+    "byte_loop_to_16": ([("for (int p = 0; p < 16; p++) {", "for (int k = 0; k < 16; k += 3) {"),
+                         ("3 * p + 1", "k + 1"), ("3 * p + 2", "k + 2"), ("3 * p", "k")],
+                        "only pixels 0 to 5 of each group were converted, the others are 0: a "
+                        "loop over the pixels' red bytes k = 0, 3, 6, ... stopped at 16, the "
+                        "number of pixels, where a group has 48 bytes"),
     "eight_pixels_a_group": ([("for (int p = 0; p < 16; p++) {", "for (int p = 0; p < 8; p++) {")],
                              "only pixels 0 to 7 of each group were converted, the others are 0"),
     "second_store_repeats_the_first": ([("dst[1] = make_uint4(res[4], res[5], res[6], res[7]);",

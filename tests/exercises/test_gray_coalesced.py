@@ -118,6 +118,14 @@ WRONG = {
     "flat_index_against_each_side": ([("t >= width * height", "t >= width || t >= height")],
                                      ["the guard compared the flat index t with width and with "
                                       "height", "return when t >= width * height"]),
+    # blind audit AJ (was 'threads past the last pixel wrote past the end of gray ... Hint:
+    # ... return first thing when t >= width * height'): the guard t == width * height
+    "guard_equal_not_at_least": ([("t >= width * height", "t == width * height")],
+                                 ["threads t = 316 to 511 wrote past the end of gray",
+                                  "where thread t = 315 returned: the guard t == width * height "
+                                  "returns only the thread at t = 315",
+                                  "Hint: every spare thread must return: if (t >= width * "
+                                  "height) return; (>=, not ==)"]),
     "guard_off_by_one": ([("t >= width * height", "t > width * height")],
                          ["gray[n] was written", "off by one"]),
     "stores_into_the_next": ([("gray[i] =", "gray[i + 1] =")],

@@ -81,6 +81,14 @@ WRONG = {
     "last_row_skipped": ([("y >= height", "y >= height - 1")], "pixels were never written"),
     "no_clamp": (each_channel("fminf({c}2 + 0.5f, 255.0f)", "({c}2 + 0.5f)"),
                  "Hint: clamp before converting"),
+    # blind audit AJ (was '... all where the sum goes past 255 ... Hint: clamp before
+    # converting ...', the clamp there): clamped at 256.0f, and 256 becomes 0 as unsigned char
+    "clamped_at_256": (each_channel("fminf({c}2 + 0.5f, 255.0f)", "fminf({c}2 + 0.5f, 256.0f)"),
+                       ("291 values are 0 where the sum goes past 255",
+                        "the clamp lets 256 through (a ceiling of 256.0f where 255.0f belongs)",
+                        "256 becomes 0",
+                        "Hint: clamp to 255, the largest unsigned char: (unsigned char)fminf(r2 "
+                        "+ 0.5f, 255.0f)")),
     # blind audit TAAB-sepia-1: clamped at 1.0f, as if the channels ran 0 to 1 (was 'the red
     # output is 0.002 r + 0.002 g + 0.002 b, where the matrix has 0.393 r + ... Hint: each output
     # channel comes from the input's r, g and b: ...', the weights blamed, which are right)

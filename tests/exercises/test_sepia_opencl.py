@@ -345,6 +345,18 @@ def test_cuda_s_words_in_opencl_c_are_named_with_opencl_s(ctx, tmp_path, capsys,
         assert f"\n{bad}:1" in out, out    # its line 10 or 12
 
 
+# blind audit AJ (was '... does not build. Hint: read the compiler's first error ...'): CUDA's
+# clamp ported literally, (uchar)fminf(r2 + 0.5f, 255.0f), a function OpenCL C does not have
+def test_cuda_s_fminf_is_named_with_opencl_s_fmin(ctx, tmp_path, capsys):
+    bad = tmp_path / "my_sepia.cl"
+    bad.write_text(variant(SOLUTION, *[(f"convert_uchar_sat({c}2 + 0.5f)",
+                                        f"(uchar)fminf({c}2 + 0.5f, 255.0f)") for c in "rgb"]))
+    assert check_sepia_opencl(str(bad)).passed is False
+    out = capsys.readouterr().out
+    assert "does not build: it uses CUDA's fminf, which OpenCL C does not know" in out, out
+    assert "Hint: in OpenCL C, fminf is fmin" in out, out
+
+
 @pytest.mark.parametrize("text, expected", [
     ("\nthis is not OpenCL\n", "does not build"),
     (None, "has no kernel called sepia")])
