@@ -282,8 +282,8 @@ def _index_mistakes(case, hit):
 
 def _guard_mistakes(case, run, hit, first):
     """A guard's mistakes, out written past its end (``first``, the first such index) and
-    ``hit`` the set of elements written: the sides joined with && (or with || and && both),
-    every element written, or those a guard with its sides swapped writes."""
+    ``hit`` the set of elements written: the sides joined with &&, every element written, or
+    those a guard with its sides swapped writes."""
     nx, ny, nz, block = case
     tz, ty, tx = np.indices([g * b for g, b in zip(_grid(case), block)][::-1])
     index = (tz * ny + ty) * nx + tx
@@ -292,15 +292,19 @@ def _guard_mistakes(case, run, hit, first):
                "outside the volume in x and in y and in z at once (&&), so one outside in a "
                "single side wrote", "any side outside the volume must return, the conditions "
                "joined with ||: if (x >= nx || y >= ny || z >= nz) return;")
-    yield from guard_and_binds_first(case, _grid(case), run, first)
     if (~run.out.unwritten).all() or hit == set(index[(tx < ny) & (ty < nx) & (tz < nz)].tolist()):
         yield (f"out was written past its end (out[{first}]): threads outside the volume wrote",
                "the grid sticks out in z too: if (x >= nx || y >= ny || z >= nz) return;")
 
 
 def _guard_sides(case, run, hit):
-    """The guard's sides: z's compared with nx or ny, or one past nz; x's or y's with another."""
+    """The guard's sides: z's compared with nx or ny, or one past nz; x's or y's with another.
+    Before x's and y's, the tests joined with || and && both, out written past its end: x >= nx
+    && y >= ny || z >= nz writes the elements a y guard against nx does, its threads not."""
+    past = run.out.past[:1]
     yield from itertools.chain(_z_against_a_side(case, run, hit), _z_one_past(case, run, hit),
+                               *(guard_and_binds_first(case, _grid(case), run, first)
+                                 for first in past),
                                guard_against_a_side(case, _grid(case), hit),
                                guard_on_thread_z(case, _grid(case), hit,
                                                  lambda: _probe_hit(run, THREAD_Z_PROBE)))

@@ -195,6 +195,16 @@ WRONG = {
                               "y >= ny && z >= nz) return; joins its tests with || and &&, and && "
                               "binds before ||", "a thread with z >= nz but y < ny is not stopped",
                               "join all three tests with ||, if (x >= nx || y >= ny || z >= nz)"),
+    # blind audit AJ (was "y's guard compared y with nx (y >= nx)", which the learner never
+    # wrote): x >= nx && y >= ny joined with && before || z >= nz, so a thread with x >= nx but
+    # y < ny (or y >= ny but x < nx) is not stopped and writes into the next row or slice
+    "guard_and_binds_first_in_x_and_y": ([(GUARD, "if (x >= nx && y >= ny || z >= nz)")],
+                                         "out was written past its end (out[455]): the guard if "
+                                         "(x >= nx && y >= ny || z >= nz) return; joins its tests "
+                                         "with || and &&, and && binds before ||",
+                                         "a thread with y >= ny but x < nx is not stopped, nor "
+                                         "one with x >= nx but y < ny",
+                                         "join all three tests with ||"),
     "z_line_copied_from_y": ([(Z, "int z = blockIdx.y * blockDim.y + threadIdx.y;")],
                              "only the elements whose z equals their y were written"),
     "guard_sides_swapped": ([(GUARD, "if (x >= ny || y >= nx || z >= nz)")],
@@ -231,6 +241,9 @@ SIMULATOR_ONLY = {"guard_on_the_flat_index": "on a GPU the threads that wrap int
                                            "races with the one whose element it writes",
                   "guard_and_binds_first": "on a GPU a thread past a slice's last row races "
                                            "with the one whose element it writes",
+                  "guard_and_binds_first_in_x_and_y": "on a GPU a thread past a row's or "
+                                                      "a slice's end races with the one whose "
+                                                      "element it writes",
                   "scale_read_above_the_guard": "on a GPU the threads with z >= nz read past "
                                                 "scale's end, which is undefined",
                   "index_without_z": "on a GPU the threads of every z race to store into slice "
