@@ -119,10 +119,17 @@ def stopped_short(ref, max_iter: int, counter: str = "n"):
             f"loop while {counter} < max_iter: {counter} counts the steps taken, up to max_iter")
 
 
-def pixel_grid(width, height, x_min, y_min, dx, dy):
-    """(re, im) float32 arrays of shape (height, width): re = x_min + x*dx, im = y_min + y*dy."""
-    f32 = np.float32
-    re = f32(x_min) + np.arange(width, dtype=f32) * f32(dx)
-    im = f32(y_min) + np.arange(height, dtype=f32) * f32(dy)
+def pixel_grid(width, height, x_min, y_min, dx, dy, fused=False):
+    """(re, im) float32 arrays of shape (height, width): re = x_min + x*dx, im = y_min + y*dy,
+    the product rounded to float32 before the sum; ``fused``: each rounded once, as a GPU's
+    fused multiply-add computes it (nvcc contracts a*b + c into one by default, and so does the
+    simulator where the CPU has the instruction)."""
+    f32, f64 = np.float32, np.float64
+    if fused:   # the product of two float32s is exact in float64: one rounding, at the end
+        re = (np.arange(width) * f64(f32(dx)) + f64(f32(x_min))).astype(f32)
+        im = (np.arange(height) * f64(f32(dy)) + f64(f32(y_min))).astype(f32)
+    else:
+        re = f32(x_min) + np.arange(width, dtype=f32) * f32(dx)
+        im = f32(y_min) + np.arange(height, dtype=f32) * f32(dy)
     return (np.broadcast_to(re[None, :], (height, width)),
             np.broadcast_to(im[:, None], (height, width)))

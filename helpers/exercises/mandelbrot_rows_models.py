@@ -23,14 +23,14 @@ def args(case):
     return x_min, y_min, (x_max - x_min) / width, (y_max - y_min) / height
 
 
-def reference(case, steps=None, x_of=None, im_of_x=False):
+def reference(case, steps=None, x_of=None, im_of_x=False, fused=False):
     """NumPy's image for the case: int32 counts of shape (height, width); with ``steps``, (dx,
     dy) in place of the case's, ``x_of(x)``, the column each pixel's c takes its real part
     from, and ``im_of_x``, c's imaginary part y_min + x * dy, of the column x (the mistakes'
-    models)."""
+    models); ``fused``: c computed as a GPU's fused multiply-add does (``pixel_grid``)."""
     width, height, _, max_iter = case[:4]
     x_min, y_min, *dxy = args(case)
-    re, im = pixel_grid(width, height, x_min, y_min, *(steps or dxy))
+    re, im = pixel_grid(width, height, x_min, y_min, *(steps or dxy), fused=fused)
     if x_of is not None:
         re = re[:, x_of(np.arange(width))]
     if im_of_x:
