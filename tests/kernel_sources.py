@@ -61,9 +61,18 @@ def compile_variants(kernel, sources, source_module=None):
     if source_module is None:
         from helpers.backend import SourceModule as source_module
 
-    module = source_module("\n".join(renamed(text, kernel, f"{kernel}__{name}")
-                                     for name, text in sources.items()))
-    return {name: module.get_function(f"{kernel}__{name}") for name in sources}
+    groups = {}   # one module a set of extern __shared__ declarations: nvcc takes the arrays
+    for name, text in sources.items():   # of one name for one entity, and refuses two types
+        groups.setdefault(frozenset(_EXTERN_SHARED.findall(text)), []).append(name)
+    compiled = {}
+    for names in groups.values():
+        module = source_module("\n".join(renamed(sources[name], kernel, f"{kernel}__{name}")
+                                         for name in names))
+        compiled.update({name: module.get_function(f"{kernel}__{name}") for name in names})
+    return {name: compiled[name] for name in sources}
+
+
+_EXTERN_SHARED = re.compile(r"extern\s+__shared__\s+([^;\[]+?)\s*\[")
 
 
 def compile_variant_pairs(kernel, sources, no_extern_c=False):
