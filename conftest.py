@@ -66,6 +66,23 @@ def _keep_freed_memory():
 M_TRIM_THRESHOLD, M_MMAP_MAX = -1, -4  # glibc's <malloc.h>
 _keep_freed_memory()
 
+
+def _pycuda_cache_of_this_worker():
+    """Each pytest-xdist worker its own PyCUDA compile cache. PyCUDA writes a cubin into its cache
+    as nvcc's output comes, not under another name first, so a worker that asks for the same
+    source meanwhile may load half a file: on an H100, a cold run with 16 workers failed a test
+    with "cuModuleLoadDataEx failed: device kernel image is invalid" (and passed alone). A
+    folder a worker (gw0, gw1, ...) stays the same from run to run, so a warm run still hits."""
+    worker = os.environ.get("PYTEST_XDIST_WORKER")
+    if worker and "PYCUDA_CACHE_DIR" not in os.environ:
+        home = os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache")
+        folder = os.path.join(home, "pycuda", f"compiler-cache-v1-{worker}")
+        os.makedirs(folder, exist_ok=True)
+        os.environ["PYCUDA_CACHE_DIR"] = folder
+
+
+_pycuda_cache_of_this_worker()
+
 # nbval is loaded here, not by pytest's plugin autoloading (pyproject.toml gives -p no:nbval), so
 # that this line comes first: nbval imports nbformat, which imports jsonschema, which imports
 # rfc3987_syntax when it is installed (JupyterLab's jupyter-events installs it) to check "iri"
