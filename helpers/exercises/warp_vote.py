@@ -239,7 +239,7 @@ def _first_warp_of_each_block(kernels, out, per_block):
     lane = threadIdx.x / 32, lane 0 in all 32 threads of the first warp, which all store, from
     if (threadIdx.x == 0), thread 0 alone."""
     unwritten = out.unwritten
-    if per_block < 2 or not np.array_equal(np.flatnonzero(~unwritten),
+    if per_block < 2 or not unwritten.any() or not np.array_equal(np.flatnonzero(~unwritten),
                                            np.arange(0, unwritten.size, per_block)):
         return
     shown = (f"only the first warp of each block stored its count (counts[0], counts[{per_block}]"
