@@ -106,10 +106,11 @@ def c_rows_k_apart(run, rtol, atol):
     """C's elements stored at row * K + col (A's row length, where C's rows hold N): the elements
     never written, and those past C's end (in its guard zone) written, are the ones such a store
     leaves and reaches, and each element one thread alone stores there holds that thread's sum
-    (where two threads' stores meet, a GPU keeps either)."""
+    (where two threads' stores meet, a GPU keeps either). C of one row, row 0, is stored right
+    either way."""
     a, bt, want = run.model
     (m, k), n = a.shape, len(bt)
-    if k == n or not m or not n:
+    if k == n or m < 2 or not n:
         return
     at = (np.arange(m)[:, None] * k + np.arange(n)).ravel()
     end = m * n + run.launch.args[2].guard
