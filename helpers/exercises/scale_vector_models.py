@@ -176,16 +176,10 @@ def guard_in_bytes(kernels, written, n):
     """Every thread past n stored into y (``written``, those elements) and an if of the kernel's
     body (its simulated twin's source) compares i with a bound that takes a sizeof: n counted in
     bytes, which every launched thread is below."""
-    from helpers.sim.compile.kernel_text import Unreadable, closing
-
     if (text := kernel_words(kernels)) is None:
         return
-    source, tokens, words, body, end = text
-    for k in (k for k in range(body + 1, end - 1) if words[k:k + 2] == ["if", "("]):
-        try:
-            close = closing(tokens, k + 1)
-        except Unreadable:
-            return
+    source, tokens, words, _, _ = text
+    for k, close in _ifs(text):
         for op in (j for j in range(k + 2, close) if words[j] in ("<", "<=", ">", ">=")):
             stop = next((j for j in range(op, close) if words[j] in ("&&", "||")), close)
             if "sizeof" not in words[op + 1:stop]:
@@ -197,6 +191,19 @@ def guard_in_bytes(kernels, written, n):
                    f"{_value(words[op + 1:stop], n)}, n in bytes, not elements: every launched "
                    "thread is below it", "n already counts elements, not bytes: if (i < n) "
                    "(sizeof belongs in the sizes of cudaMalloc and cudaMemcpy, which count bytes)")
+            return
+
+
+def _ifs(text):
+    """(the "if", its test's ")") of each if of a kernel's body, ``kernel_words``' text, in
+    order, up to one whose parentheses cannot be read."""
+    from helpers.sim.compile.kernel_text import Unreadable, closing
+
+    _, tokens, words, body, end = text
+    for k in (k for k in range(body + 1, end - 1) if words[k:k + 2] == ["if", "("]):
+        try:
+            yield k, closing(tokens, k + 1)
+        except Unreadable:
             return
 
 
@@ -227,16 +234,10 @@ def guard_assigns(kernels, n, past, unwritten):
     """Every thread wrote y[n] (``past``) and none of y (``unwritten``), where an if of the
     kernel's body (its simulated twin's source) assigns in its test, if (i = n): one = sets i to
     n in every thread, and the if is true."""
-    from helpers.sim.compile.kernel_text import Unreadable, closing
-
     if past.tolist() != [n] or not unwritten.all() or (text := kernel_words(kernels)) is None:
         return
-    source, tokens, words, body, end = text
-    for k in (k for k in range(body + 1, end - 1) if words[k:k + 2] == ["if", "("]):
-        try:
-            close = closing(tokens, k + 1)
-        except Unreadable:
-            return
+    source, tokens, words, _, _ = text
+    for k, close in _ifs(text):
         for op in (j for j in range(k + 3, close) if words[j] == "="):
             stop = next((j for j in range(op, close) if words[j] in ("&&", "||")), close)
             value = source[tokens[op + 1].start:tokens[stop - 1].end]
