@@ -131,12 +131,46 @@ def hold_streams(streams, drv):
 
 def check_function(fn, name: str, verdict) -> Verdict:
     """Print and return ``verdict(fn)``, or the verdict that ``fn`` is not a function (the
-    notebook passed what the function ``name`` returned)."""
+    notebook passed what the function ``name`` returned). Device memory allocated meanwhile
+    starts as zeros (``allocations_zeroed``)."""
     if callable(fn):
-        return verdict(fn).report()
+        with allocations_zeroed():
+            return verdict(fn).report()
     check = "check_" + name.removeprefix("my_")
     return not_yet(f"{check} needs your function, got {type(fn).__name__}",
                    f"call {check}({name}), without parentheses after {name}").report()
+
+
+@contextlib.contextmanager
+def allocations_zeroed():
+    """While in use, on a GPU, every new device allocation (``drv.mem_alloc``, and a GPUArray's
+    own, whatever made it) starts as zeros, as the simulator's fresh pages do. Else ``cudaMalloc``
+    hands back memory a previous run left: a right answer, computed from the same images at the
+    same address, would hide an output the learner's function never wrote, and a mistake found on
+    the simulator would pass on the GPU."""
+    from helpers.backend import BACKEND, drv, gpuarray
+
+    if BACKEND == "simulator":
+        yield
+        return
+    alloc, init = drv.mem_alloc, gpuarray.GPUArray.__init__
+
+    def mem_alloc(nbytes):
+        memory = alloc(nbytes)
+        drv.memset_d8(memory, 0, nbytes)
+        return memory
+
+    def made(self, *args, **kwargs):
+        init(self, *args, **kwargs)
+        given = {**dict(zip(("shape", "dtype", "allocator", "base", "gpudata"), args)), **kwargs}
+        if given.get("base") is None and given.get("gpudata") is None and self.nbytes:
+            drv.memset_d8(self.gpudata, 0, self.nbytes)
+
+    drv.mem_alloc, gpuarray.GPUArray.__init__ = mem_alloc, made
+    try:
+        yield
+    finally:
+        drv.mem_alloc, gpuarray.GPUArray.__init__ = alloc, init
 
 
 def run_catching(call, todo: str, hints=(), otherwise: str = READ_THE_MESSAGE):

@@ -1,0 +1,50 @@
+"""What every function exercise's check shares (``helpers.exercises.function``): device memory
+allocated while it runs starts as zeros, on a GPU as on the simulator, so that a right answer left
+at the same address by an earlier run cannot hide an output the learner's function never wrote
+(gray_split's kernel given one image's rows passed on an H100 after the right function had run)."""
+
+import numpy as np
+import pytest
+
+from helpers.backend import drv, gpuarray
+from helpers.exercises.function import allocations_zeroed
+
+NBYTES = 1 << 20
+
+
+def left_over():
+    """An allocation filled with 0xAB and freed, as a previous run leaves its memory."""
+    old = gpuarray.empty(NBYTES, np.uint8)
+    old.fill(0xAB)
+    old.gpudata.free()
+
+
+@pytest.mark.parametrize("make", [
+    lambda: gpuarray.empty(NBYTES, np.uint8),
+    lambda: gpuarray.GPUArray((NBYTES,), np.uint8),
+    lambda: gpuarray.GPUArray(NBYTES, np.uint8, gpuarray.GPUArray(4, np.uint8).allocator),
+], ids=["empty", "GPUArray", "allocator_given"])
+def test_a_new_array_starts_as_zeros(make):
+    left_over()
+    with allocations_zeroed():
+        fresh = make()
+    assert not fresh.get().any()
+
+
+def test_memory_from_mem_alloc_starts_as_zeros():
+    left_over()
+    with allocations_zeroed():
+        memory = drv.mem_alloc(NBYTES)
+    got = np.ones(NBYTES, np.uint8)
+    drv.memcpy_dtoh(got, memory)
+    assert not got.any()
+
+
+def test_a_view_keeps_what_its_base_holds_and_the_driver_is_restored():
+    base = gpuarray.to_gpu(np.arange(8, dtype=np.float32))
+    alloc, init = drv.mem_alloc, gpuarray.GPUArray.__init__
+    with allocations_zeroed():
+        view = base[2:6]
+        copied = gpuarray.to_gpu(np.full(4, 7, np.float32))
+    assert list(view.get()) == [2, 3, 4, 5] and list(copied.get()) == [7] * 4
+    assert (drv.mem_alloc, gpuarray.GPUArray.__init__) == (alloc, init)
