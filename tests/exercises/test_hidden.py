@@ -3,7 +3,7 @@ ships passes the learner's check and fails the grader's; every exercise draws ca
 family, anew for each seed and the same again for the same seed; the solutions pass them."""
 
 import importlib
-import json
+import sys
 from dataclasses import astuple
 
 import numpy as np
@@ -15,6 +15,9 @@ from helpers.exercises import catalog, gray_split, halo_exchange, hidden, pipeli
 from helpers.exercises import sepia, split_sum
 from helpers.exercises import scale_vector
 from helpers.exercises.coverage import Grid
+
+sys.path.insert(0, str(ROOT / "tools"))
+from grader_draws import hold_solution  # noqa: E402
 
 SEED = 20261202
 
@@ -96,26 +99,11 @@ def test_the_pass_says_the_grader_s_cases_were_run():
 @pytest.mark.parametrize("name", sorted(RULES))
 def test_the_solutions_pass_the_grader_s_cases(name):
     """Through catalog.check, as the grader runs them, on a copy of the course holding the
-    solution (a notebook whose one cell is the solution's function, for the Python ones).
-
-    A .cu solution is held as a link to cuda_src/solutions/, which the grader resolves: the
-    module's source then names the file test_files.py checks, so the two tests compile it once
-    (a copy named another path in its #line, a module of its own: about 9 CPU-seconds cold)."""
+    solution (tools/grader_draws.py's hold_solution, which runs many seeds). A .cu solution is
+    held as a link, so that this test and test_files.py compile one module (a copy named another
+    path in its #line, a module of its own: about 9 CPU-seconds cold)."""
     exercise, root = catalog.find(name), stable_dir(f"hidden-{name}")
-    work = root / exercise.work
-    work.parent.mkdir(parents=True)
-    if exercise.function:
-        text = (ROOT / "helpers" / "exercises" / "solutions" / f"{name}.py").read_text()
-        cell = {"cell_type": "code", "source": text[text.index(f"def {exercise.function}("):],
-                "metadata": {}, "outputs": [], "execution_count": None}
-        work.write_text(json.dumps({"cells": [cell], "metadata": {}, "nbformat": 4,
-                                    "nbformat_minor": 5}))
-    elif work.suffix == ".cu":
-        work.symlink_to(SOLUTIONS / work.name)
-    else:
-        solutions = ROOT / "cuda_src" / ("opencl/solutions" if work.suffix == ".cl" else
-                                         "solutions")
-        work.write_text((solutions / work.name).read_text())
+    hold_solution(exercise, root)
     verdict = catalog.check(exercise, root, hidden=SEED)
     assert verdict.passed, verdict
     assert "cases of the grader's own" in verdict.problem, verdict
