@@ -117,6 +117,8 @@ STARTS = [(lambda b, t, block, blocks: 0, "0 for every thread"),
             "threadIdx.x: blockIdx.x is multiplied by the stride, the grid's threads, not by "
             "blockDim.x, a block's threads"),
            (lambda b, t, block, blocks: t, "threadIdx.x: every block starts at element 0"),
+           (lambda b, t, block, blocks: b * block, "blockIdx.x * blockDim.x, without "
+            "threadIdx.x: every thread of a block starts at the block's first element"),
            (lambda b, t, block, blocks: b + t, "blockIdx.x + threadIdx.x: blockIdx.x is not "
             "multiplied by blockDim.x"),
            (lambda b, t, block, blocks: b * blocks + t, "blockIdx.x * gridDim.x + threadIdx.x: "

@@ -17,7 +17,8 @@ from helpers.exercises.common import Input, Output, is_poison
 from helpers.exercises.coverage import Grid, Words, never_written, past_the_end, reached
 from helpers.exercises.hidden import grids
 from helpers.exercises.kernel import KernelExercise, Launch
-from helpers.exercises.matrix_index_models import (cut_product, formulas, guard_after_the_store,
+from helpers.exercises.matrix_index_models import (cut_product, fixed_blocks, formulas,
+                                                   guard_after_the_store,
                                                    guard_against_the_launch, guard_one_short,
                                                    guard_of_the_thread_s_place,
                                                    model as _model, one_block_side,
@@ -282,7 +283,7 @@ def _mix_ups(got, case, padded, kernels):
          "from x and its row from y: " + INDEX_HINT),
         *one_thread_side(case, padded, kernels, INDEX_HINT), *one_block_side(case, kernels, INDEX_HINT),
         *_threads_swapped(case),
-        *_fixed_blocks(case))] + list(_overlapping(case, padded)) + read_at_col(case, padded)
+        *fixed_blocks(case, INDEX_HINT))] + list(_overlapping(case, padded)) + read_at_col(case, padded)
     a = a_pad[:rows * cols].reshape(rows, cols)
     for scale, offset, problem, hint in _vectors(case):
         models.append((a * cs_pad[scale] + ro_pad[offset], f"the result is a * {problem}", hint))
@@ -326,25 +327,6 @@ def _vectors(case):
         (c, (r * cols + c) // rows, "col_scale[col] + row_offset[i / rows]: with i = row * "
          "cols + col, i / rows is not the row", "row_offset has one entry per row: index it "
          "with row (a row is cols elements long, so i / cols is the row; i / rows is not)"))
-
-
-def _fixed_blocks(case):
-    """The models of a kernel that wrote 16 or gridDim for blockDim.x or blockDim.y, for a case
-    whose block is not that many threads along that side: ``(model, problem, hint)``."""
-    (bx, by), (gx, gy) = case.block[:2], case.grid
-    for side, index, block, grid in (("x", "col", (gx, by), gx), ("y", "row", (bx, gy), gy)):
-        if block != (bx, by):
-            yield (dict(block=block), f"the result is what {index} = blockIdx.{side} * "
-                   f"gridDim.{side} + threadIdx.{side} gives: its blocks start gridDim.{side} = {grid} "
-                   f"{index}s apart, not a block's {case.block['xy'.index(side)]}", f"a block is blockDim.{side} threads along {side}; gridDim.{side} "
-                   "counts the blocks: " + INDEX_HINT)
-    for side, block in (("x", (16, by)), ("y", (bx, 16))):
-        if block != (bx, by):
-            yield (dict(block=block), f"the result is what a kernel that takes 16 for "
-                   f"blockDim.{side} gives: this launch's blocks are {bx} x {by} threads, so "
-                   f"blockIdx.{side} * 16 + threadIdx.{side} misses some elements (or reaches "
-                   "some twice)", f"use blockDim.{side}, not a number: the launch chooses the "
-                   "block's shape. " + INDEX_HINT)
 
 
 def _threads_swapped(case):

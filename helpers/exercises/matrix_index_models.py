@@ -298,3 +298,48 @@ def _int_of_the_scale(kernels):
                     f"{source_line(source, tokens[start].start)}")
         start = j + 1
     return None
+
+
+def fixed_blocks(case, index_hint):
+    """The models of a kernel that wrote gridDim for blockDim.x, blockDim.y or both, or 16 for
+    one of them, for a case whose block is not that many threads along that side: ``(model,
+    problem, hint)``."""
+    (bx, by), (gx, gy) = case.block[:2], case.grid
+    sides = {"x": ("col", "column", gx, bx, case.width), "y": ("row", "row", gy, by, case.height)}
+    for these in ("x", "y", "xy"):
+        block, said = (gx if "x" in these else bx, gy if "y" in these else by), [
+            (s, *sides[s]) for s in these]
+        if block == (bx, by):
+            continue
+        one = len(these) == 1
+        wrote = " and ".join(f"{index} = blockIdx.{s} * gridDim.{s} + threadIdx.{s}"
+                             for s, index, *_ in said)
+        apart = " and ".join(f"gridDim.{s} = {g} {word}s" for s, _, word, g, *_ in said)
+        yield (dict(block=block), f"the result is what {wrote} give{'s' * one}: "
+               f"{'its' if one else 'their'} blocks start {apart} apart, not a block's "
+               + " and ".join(str(b) for *_, b, _ in said) + _unreached(said),
+               f"a block is {' by '.join(f'blockDim.{s}' for s in these)} threads"
+               + (f" along {these}" if one else "") + "; " + " and ".join(
+                   f"gridDim.{s}" for s in these) + f" count{'s' * one} the blocks: " + index_hint)
+    for side, block in (("x", (16, by)), ("y", (bx, 16))):
+        if block != (bx, by):
+            yield (dict(block=block), f"the result is what a kernel that takes 16 for "
+                   f"blockDim.{side} gives: this launch's blocks are {bx} x {by} threads, so "
+                   f"blockIdx.{side} * 16 + threadIdx.{side} misses some elements (or reaches "
+                   "some twice)", f"use blockDim.{side}, not a number: the launch chooses the "
+                   "block's shape. " + index_hint)
+
+
+def _unreached(said):
+    """What blocks ``grid`` apart leave without a thread, for each side (letter, index, word,
+    grid, block, length) of ``said``: ", so columns 46 to 90 got no thread", or ""."""
+    gaps = []
+    for *_, word, grid, block, length in said:
+        missed = np.setdiff1d(np.arange(length), np.add.outer(np.arange(grid) * grid,
+                                                              np.arange(block)))
+        if missed.size and missed[-1] - missed[0] + 1 == missed.size:
+            gaps.append(f"{word}s {missed[0]} to {missed[-1]}" if missed.size > 1 else
+                        f"{word} {missed[0]}")
+        elif missed.size:
+            gaps.append(f"{missed.size} {word}s (the first {word} {missed[0]})")
+    return f", so {' and '.join(gaps)} got no thread" if gaps else ""

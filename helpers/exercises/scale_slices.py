@@ -24,6 +24,7 @@ from helpers.exercises.kernel import KernelExercise, Launch
 from helpers.exercises.origin import Wrong
 from helpers.exercises.scale_slices_models import (INDEXES, ORDERS, SCALES, THREAD_Z_PROBE, XY_PROBE,
                                                    block_from_another, coordinate_from_another, guard_against_a_side,
+                                                   guard_missing_sides,
                                                    guard_and_binds_first, guard_on_thread_z,
                                                    only_slice_0, read_before_the_guard,
                                                    read_from_slice_0,
@@ -292,6 +293,7 @@ def _guard_mistakes(case, run, hit, first):
                "outside the volume in x and in y and in z at once (&&), so one outside in a "
                "single side wrote", "any side outside the volume must return, the conditions "
                "joined with ||: if (x >= nx || y >= ny || z >= nz) return;")
+    yield from guard_missing_sides(case, _grid(case), hit, first)
     if (~run.out.unwritten).all() or hit == set(index[(tx < ny) & (ty < nx) & (tz < nz)].tolist()):
         yield (f"out was written past its end (out[{first}]): threads outside the volume wrote",
                "the grid sticks out in z too: if (x >= nx || y >= ny || z >= nz) return;")

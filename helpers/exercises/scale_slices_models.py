@@ -376,3 +376,25 @@ def guard_and_binds_first(case, grid, run, first):
                    f"n{a} but {b} < n{b}, and such threads wrote",
                    "a thread outside the volume in any one side must return: join all three "
                    "tests with ||, if (x >= nx || y >= ny || z >= nz) return;")
+
+
+
+
+
+
+def guard_missing_sides(case, grid, hit, first):
+    """A guard testing z but not x, y or both (if (z >= nz) return;): ``hit`` what it let write."""
+    t = np.indices([g * b for g, b in zip(grid, case[3])][::-1])[::-1]  # x, y, z
+    index, ends = (t[2] * case[1] + t[1]) * case[0] + t[0], [int(k.max()) for k in t]
+    for tested, kept in (("z", "z's"), ("yz", "those of y and z"), ("xz", "those of x and z")):
+        if hit != set(index[np.logical_and.reduce([t["xyz".index(a)] < case["xyz".index(a)]
+                                                    for a in tested])].tolist()):
+            continue
+        names = [a for a in "xy" if a not in tested]
+        outside = " or ".join(f"{a} >= n{a} ({a} = {' to '.join(map(str, sorted({case[k], ends[k]})))})"
+                              for k, a in enumerate("xy") if a in names)
+        yield (f"out was written past its end (out[{first}]): the guard tests "
+               f"{' and '.join(tested)} alone, not {' or '.join(names)}: the threads with "
+               f"{outside} went on and stored, into the next row or slice and past the end",
+               f"keep the test{'s' * (len(names) > 1)} of {' and '.join(names)} beside {kept}, "
+               "all joined with ||: if (x >= nx || y >= ny || z >= nz) return;")

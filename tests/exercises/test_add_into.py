@@ -166,6 +166,14 @@ WRONG = {
                             "at element 0, not 1)"),
     "start_at_0": (("int i = blockIdx.x * blockDim.x + threadIdx.x;", "int i = 0;"),
                    "the loop starts at 0 for every thread"),
+    # blind audit AK (was 'y[0] got x[0] added 32 times: threads visit the same elements ...
+    # Hint: step by the number of threads in the whole grid', the step being right): the start
+    # without threadIdx.x, so every thread of a block starts at the block's first element
+    "start_without_the_thread": (("int i = blockIdx.x * blockDim.x + threadIdx.x;",
+                                  "int i = blockIdx.x * blockDim.x;"),
+                                 "the loop starts at blockIdx.x * blockDim.x, without threadIdx.x: "
+                                 "every thread of a block starts at the block's first element "
+                                 "(thread 1 of block 0 starts at element 0, not 1)"),
     "chunks_of_n_over_threads": (
         ("    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride)\n"
          "        y[i] += x[i];",

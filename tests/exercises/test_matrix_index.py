@@ -37,8 +37,7 @@ WRONG = {
                            "the guard tests only row", "stop col at cols as well"),
     "guard_on_cols_only": ([("row >= rows || col >= cols", "col >= cols")],
                            "the guard tests only col", "stop row at rows as well"),
-    "guard_off_by_one": ([("row >= rows || col >= cols", "row > rows || col > cols")],
-                         "the bounds guard is off by one"),
+    "guard_off_by_one": ([("row >= rows || col >= cols", "row > rows || col > cols")], "the bounds guard is off by one"),
     # blind audit TWB-matrix_index-1: cols - 1 taken for the edge (was '37 of 3367 elements were
     # never written (the first is col = 90, row = 0) ... Hint: every element needs a thread: col =
     # ..., row = ...; and the guard col < cols && row < rows ...', the guard's - 1 not named)
@@ -55,8 +54,7 @@ WRONG = {
     "a_read_at_col": ([("out[i] = a[i] * col_scale[col]", "out[i] = a[col] * col_scale[col]")],
                       "a was read at a[col], the column, not at the element's index i = row * cols + col: "
                       "out[1][0] took a[0], not a[91]", "a[i] * col_scale[col]"),
-    "rows_a_block_wide": ([("int i = row * cols + col;", "int i = row * blockDim.x + col;")],
-                          "the index row * blockDim.x + col"),
+    "rows_a_block_wide": ([("int i = row * cols + col;", "int i = row * blockDim.x + col;")], "the index row * blockDim.x + col"),
     # blind audit TOB-matrix_index-1: the store alone transposed (was '... the output is
     # transposed ... Hint: col = blockIdx.x * ..., row = ...', lines that are right)
     "store_transposed": ([("    out[i] = a[i]", "    out[col * rows + row] = a[i]")],
@@ -103,8 +101,7 @@ WRONG = {
                              "the store's index is one too far, the guard is right"),
     "guard_on_flat_index": ([(GUARD, ""), ("    out[i] =", "    if (i >= rows * cols) return;\n    out[i] =")],
                             "wrapped around into the next row"),
-    "only_block_0": ([(INDEX_X, "threadIdx.x"), (INDEX_Y, "threadIdx.y")],
-                     "only block 0's elements were right"),
+    "only_block_0": ([(INDEX_X, "threadIdx.x"), (INDEX_Y, "threadIdx.y")], "only block 0's elements were right"),
     # blind audit W3 (was 'only rows 0 to 15 were right: every block did the work of the first
     # one ... Hint: blockIdx.y is missing from row: ...', though row was right)
     "row_offset_at_thread_y": ([("row_offset[row]", "row_offset[threadIdx.y]")],
@@ -124,8 +121,7 @@ WRONG = {
     "x_y_swapped_and_transposed": ([*SWAP, TRANSPOSE], "Hint: x and y are swapped"),
     "vectors_mixed_up": ([("col_scale[col] + row_offset[row]", "col_scale[row] + row_offset[col]")],
                          "index it with col"),
-    "nothing_written": ([("out[i] = a[i] * col_scale[col] + row_offset[row];", "(void)i;")],
-                        "nothing was written"),
+    "nothing_written": ([("out[i] = a[i] * col_scale[col] + row_offset[row];", "(void)i;")], "nothing was written"),
     # the twin of TWB-matrix_index-1 on row (was '91 of 3367 elements were never written ...')
     "last_row_skipped": ([("row >= rows ||", "row >= rows - 1 ||")],
                          "the last row, row = 36, was never written (91 elements)",
@@ -205,10 +201,15 @@ WRONG = {
                                    "int t = blockIdx.x * blockDim.x + threadIdx.x;\n"
                                    "    int row = t / cols, col = t % cols;")],
                                  "an index from x alone", "the grid is 2-D"),
-    "row_times_rows": ([("int i = row * cols + col;", "int i = row * rows + col;")],
-                       "the index row * rows + col"),
+    "row_times_rows": ([("int i = row * cols + col;", "int i = row * rows + col;")], "the index row * rows + col"),
     "col_steps_by_gridDim": ([(INDEX_X, "blockIdx.x * gridDim.x + threadIdx.x")],
                              "blockIdx.x * gridDim.x + threadIdx.x gives"),
+    # blind audit AK (was '2355 of 3367 elements were never written ... Hint: every element
+    # needs a thread: ...'): gridDim where blockDim belongs, in col and in row
+    "col_and_row_step_by_gridDim": ([(INDEX_X, "blockIdx.x * gridDim.x + threadIdx.x"),
+                                     (INDEX_Y, "blockIdx.y * gridDim.y + threadIdx.y")],
+                                    "start gridDim.x = 6 columns and gridDim.y = 3 rows apart, not "
+                                    "a block's 16 and 16, so columns 46 to 90 and rows 22 to 36"),
     "col_scale_by_thread": ([("col_scale[col]", "col_scale[threadIdx.x]")],
                             "a * col_scale[threadIdx.x] + row_offset[row]"),
     # blind audit M3 (was '2030 of 3150 elements were never written ... Hint: every element

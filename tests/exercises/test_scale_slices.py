@@ -112,6 +112,13 @@ WRONG = {
     "x_guard_one_short": ([(GUARD, "if (x >= nx - 1 || y >= ny || z >= nz)")],
                           "the last column, x = nx - 1 = 12, was never written"),
     "no_guard_on_z": ([(GUARD, "if (x >= nx || y >= ny)")], "out was written past its end"),
+    # blind audit AK (was 'out was written past its end (out[455]): threads outside the volume
+    # wrote ... Hint: the grid sticks out in z too', z being the one side tested): the guard
+    # if (z >= nz) return; in place of x's and y's tests, which are gone
+    "guard_on_z_alone": ([(GUARD, "if (z >= nz)")],
+                         "out was written past its end (out[455]): the guard tests z alone, not x "
+                         "or y: the threads with x >= nx (x = 13 to 15) or y >= ny (y = 7) went "
+                         "on and stored", "Hint: keep the tests of x and y beside z's"),
     # blind audit TB-scale_slices-1 (was 'out was written past its end (out[455]): threads outside
     # the volume wrote ... Hint: the grid sticks out in z too: ...', as if the z guard were missing)
     "z_guard_lets_nz_through": ([(GUARD, "if (x >= nx || y >= ny || z > nz)")],
@@ -244,6 +251,8 @@ SIMULATOR_ONLY = {"guard_on_the_flat_index": "on a GPU the threads that wrap int
                   "guard_and_binds_first_in_x_and_y": "on a GPU a thread past a row's or "
                                                       "a slice's end races with the one whose "
                                                       "element it writes",
+                  "guard_on_z_alone": "on a GPU the threads past a row's or a slice's end "
+                                      "race with the ones whose elements they write",
                   "scale_read_above_the_guard": "on a GPU the threads with z >= nz read past "
                                                 "scale's end, which is undefined",
                   "index_without_z": "on a GPU the threads of every z race to store into slice "
