@@ -180,10 +180,8 @@ def _walks(n, q, k, v, kernels):
     whole, last = n // TILE, -(-n // TILE) - 1
     if n % TILE:
         yield ((q, k, v), dict(tiles=whole), *models.last_tile_skipped(n, body_words(kernels)))
-        yield ((q, k, v), dict(keys=lambda n, tile: TILE), f"the {(last + 1) * TILE - n} missing "
-               "keys of the last tile were scored, as keys of zeros: each took a share "
-               "exp(0 - m) of the softmax",
-               "score only the keys that exist: min(TILE, n - tile * TILE) in a tile")
+        yield ((q, k, v), dict(keys=lambda n, tile: TILE), *models.zeros_scored(
+            n, last, body_words(kernels)))
         yield from models.masked_by_the_staged_key(n, (q, k, v), last)
     else:
         yield ((q, k, v), dict(keys=lambda n, tile: TILE if tile < last else n % TILE),

@@ -11,6 +11,8 @@ and the keys or values staged with a wrong row length (``row_lengths``)."""
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 
 D, TILE = 64, 32
@@ -149,6 +151,27 @@ def last_tile_skipped(n, words):
             f"{n} / {TILE} is already {whole}, rounded down, before {ceil} sees it",
             "round up in integers: (n + TILE - 1) / TILE tiles (n + TILE - 1 reaches the next "
             "multiple of TILE whenever n is not one)")
+
+
+def zeros_scored(n, last, words):
+    """(problem, hint) of TILE keys scored in every tile, the last one's missing keys among them
+    (keys of zeros): a count with no limit, or, in the kernel's ``words`` (its body's), one that
+    takes off the tile's number, min(TILE, n - tile), where its first key, tile * TILE, belongs
+    (tile a name the body multiplies by TILE elsewhere): TILE in every tile wherever n > TILE."""
+    missing, holds, text = (last + 1) * TILE - n, n - last * TILE, " ".join(words)
+    problem = (f"the {missing} missing keys of the last tile were scored, as keys of zeros: each "
+               "took a share exp(0 - m) of the softmax")
+    for count in re.finditer(rf"(?:(\w+) = )?(min \( (?:(?:TILE|{TILE}) , n - (\w+)|n - (\w+) , "
+                             rf"(?:TILE|{TILE})) \))", text):
+        name, tile = count[1] or "keys", count[3] or count[4]
+        if re.search(rf"\b{tile} \* TILE\b|\bTILE \* {tile}\b", text) and tile != "n":
+            expr = count[2].replace(" ( ", "(").replace(" , ", ", ").replace(" )", ")")
+            return (f"{name + ' = ' if count[1] else 'the count '}{expr} takes off the tile's "
+                    f"number, {tile}, where the tile's first key, {tile} * TILE, belongs: the "
+                    f"last tile ({tile} = {last}, n = {n}) counted min({TILE}, {n - last}) = "
+                    f"{TILE} keys where it holds {n} - {last * TILE} = {holds}, so {problem}",
+                    f"count from the tile's first key: {name} = min(TILE, n - {tile} * TILE)")
+    return problem, "score only the keys that exist: min(TILE, n - tile * TILE) in a tile"
 
 
 def masked_by_the_staged_key(n, inputs, last):

@@ -19,6 +19,7 @@ from helpers.exercises.causal_softmax_models import (
     max_from_0, max_from_the_lane_s_column, max_of_column_numbers, max_of_first_1024_columns,
     max_of_first_columns, max_of_magnitudes, softmax, sum_without_max, sunk,
     unwritten_parts, visible, write_without_max)
+from helpers.exercises.causal_softmax_last import nothing_masked
 from helpers.exercises.causal_softmax_rows import (lanes_alike, written_past_the_last_row,
                                                    max_by_fminf, max_subtracted_reversed, refine,
                                                    rows_misread, sum_before_the_max,
@@ -340,6 +341,7 @@ def _mistakes(case, run):
         yield ("each row saw one column too many: its softmax took in column row + 1",
                "last = min(row, cols - 1): token r looks at columns 0 to r, its own the last")
     if (got[~visible(*x.shape) & ~run.out.unwritten] != 0).any():
+        yield from nothing_masked(x, got, run.kernel)
         yield ("the masked columns (past the row's own, c > row) are not 0",
                "y = 0 where c > last: a token does not look at the ones after it")
     if bad:

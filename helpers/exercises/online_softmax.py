@@ -16,7 +16,7 @@ import numpy as np
 from helpers.exercises import near
 from helpers.exercises.common import Input, Output
 from helpers.exercises.hidden import awkward, pick
-from helpers.exercises.kernel import KernelExercise, Launch
+from helpers.exercises.kernel import KernelExercise, Launch, traced_back
 from helpers.exercises.verdict import listed
 from helpers.exercises.online_softmax_models import (block_not_times_warps, first_warps_alone,
                                                      lane_is_the_warp, max_from_the_lane_s_value,
@@ -25,6 +25,7 @@ from helpers.exercises.online_softmax_models import (block_not_times_warps, firs
                                                      rescales, row_0_everywhere,
                                                      shuffled_from_lane_offset,
                                                      stored_at_the_block)
+from helpers.exercises.online_softmax_loops import endless_merge, one_past_the_row, steps_by_the_block
 
 # (rows, cols, threads a block)
 CASES = [(12, 200, 64), (6, 10, 128), (30, 77, 96)]
@@ -77,40 +78,6 @@ def _from_the_block_s_thread(case, x, m, sums):
                f"so warp w of each block left out its row's first 32 w columns",
                "each warp walks its own row from column 0, by its lane, the thread's place in "
                "its warp: for (int c = lane; c < cols; c += 32), lane = threadIdx.x % 32")
-
-
-def _steps_by_the_block(case, x, m, sums):
-    """The column loop stepped by the block's threads (c += blockDim.x, a grid-stride habit), not
-    the warp's 32: lane l read columns l, l + blockDim.x, ..., so each row's pair is that of the
-    columns c % blockDim.x < 32 alone (those columns in order: lane j % 32 reads the j-th)."""
-    step, cols = case[2], x.shape[1]
-    kept = np.arange(cols) % step < 32
-    if step == 32 or kept.all():
-        return
-    model_m, model_l = pairs(x[:, kept])
-    if not np.allclose(m, model_m) or not np.allclose(sums, model_l, rtol=1e-3):
-        return
-    yield (f"each row's pair is that of its columns c % {step} < 32 alone (columns 0 to 31, "
-           f"{step} to {step + 31}, ...; {int((~kept).sum())} of its {cols} columns never read): "
-           f"each lane's column loop stepped by {step}, blockDim.x (the block's threads), not "
-           "the warp's 32: one warp holds a row, so its 32 lanes cover the row 32 columns a step",
-           "each lane of its warp takes every 32nd column: for (int c = lane; c < cols; c += 32)")
-
-
-def _one_past_the_row(x, m, sums):
-    """The column loop's bound c <= cols: lane cols % 32 also read in[cols], one past the row's
-    end (the next row's first value; 0.0, the junk after x, for the last row)."""
-    rows, cols = x.shape
-    flat = np.append(x.ravel(), np.zeros(1, x.dtype)).astype(np.float64)
-    model_m, model_l = pairs(flat[np.arange(rows)[:, None] * cols + np.arange(cols + 1)])
-    if not np.allclose(m, model_m) or not np.allclose(sums, model_l, rtol=1e-3):
-        return
-    r = int(np.argmax(~np.isclose(sums, pairs(x)[1], rtol=1e-3)))
-    yield (f"the column loop ran to c <= cols: lane {cols % 32} also read in[cols], one past the "
-           f"row's end, the next row's first value (row {r}'s pair took in {flat[(r + 1) * cols]:g}"
-           f", row_sum[{r}] = {sums[r]:.6g} where its {cols} columns give "
-           f"{pairs(x)[1][r]:.6g})", "stop before cols: for (int c = lane; c < cols; c += 32); "
-           "a row's columns are 0 to cols - 1")
 
 
 def _wrong_max(x, m, want_m):
@@ -218,6 +185,21 @@ def _rows_by_the_block_s_threads(case, run):
            "row: row = blockIdx.x * (blockDim.x / 32) + threadIdx.x / 32")
 
 
+def _detect(kernel, case):
+    """The case's mistakes; a launch stopped at the simulator's time limit raises its error
+    again, after the merge's loop where it is the one that never ends (``endless_merge``)."""
+    launch = _launch(case)
+    try:
+        run = yield from EXERCISE.run(kernel, launch)
+    except Exception as err:  # re-raised: only a time limit's is looked at
+        if getattr(err, "kind", None) != "time limit":
+            raise
+        yield from endless_merge(kernel, _launch((1, 0, 32)))
+        raise
+    if run is not None:
+        yield from traced_back(kernel, launch, _mistakes(case, run))
+
+
 def _mistakes(case, run):
     x, (m_out, l_out) = run.model, run.outs
     m, sums = m_out.got.astype(np.float64), l_out.got.astype(np.float64)
@@ -239,8 +221,8 @@ def _mistakes(case, run):
         yield from row_0_everywhere(m, sums, want_m, want_l)
         yield from missing_offset(x, m, sums, want_m, want_l)
         yield from shuffled_from_lane_offset(x, m, sums, want_m, want_l)
-        yield from _steps_by_the_block(case, x, m, sums)
-        yield from _one_past_the_row(x, m, sums)
+        yield from steps_by_the_block(case, x, m, sums)
+        yield from one_past_the_row(x, m, sums)
         yield from max_from_the_lane_s_value(x, m, sums)
     if not np.allclose(m, want_m):
         yield from max_not_kept(m, sums)
@@ -386,7 +368,7 @@ def _models(case, x, sums):
 EXERCISE = KernelExercise(
     stub="exercises/online_softmax.cu", kernel="online_softmax",
     signature="const __half *x, float *row_max, float *row_sum, int rows, int cols",
-    cases=CASES, draw=_draw, launch=_launch, mistakes=_mistakes,
+    cases=CASES, draw=_draw, launch=_launch, mistakes=_mistakes, detect=_detect,
     where=lambda case: "rows = {}, cols = {}, block = ({}, 1, 1)".format(*case),
     crash_hint="the warps past the last row must leave before reading: if (row >= rows) return;",
     no_extern_c=True, refine=refined,

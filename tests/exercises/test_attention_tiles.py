@@ -99,6 +99,11 @@ WRONG = [
      ["the last, partial tile was skipped", "first 96 of the 97 keys", "(n + TILE - 1) / TILE"]),
     ("missing_keys_scored", variant(KERNEL, ("min(TILE, n - tile * TILE);", "TILE;")),
      ["missing keys of the last tile were scored", "min(TILE, n - tile * TILE)"]),
+    # blind audit AKC-attention_tiles-1 (was 'the 21 missing keys of the last tile were scored',
+    # as for no min at all): the count min(TILE, n - tile), the tile's number taken off
+    ("count_off_the_tile_s_number", variant(KERNEL, ("min(TILE, n - tile * TILE);", "min(TILE, n - tile);")),
+     ["keys = min(TILE, n - tile) takes off the tile's number", "counted min(32, 73) = 32 keys",
+      "Hint: count from the tile's first key", "min(TILE, n - tile * TILE)"]),
     ("acc_not_rescaled", variant(KERNEL, ("acc[c] = acc[c] * rescale + p * Vs[jj][c];",
                                           "acc[c] += p * Vs[jj][c];")),
      ["the output row acc was not rescaled", "acc = acc * exp(m - m_new)"]),

@@ -46,6 +46,11 @@ WRONG = [
     ("row_guard_off_by_one", variant(KERNEL, ("if (row >= rows) return;", "if (row > rows) return;")),
      ["the warp of row 13 = rows", "if (row > rows) lets row == rows through",
       "Hint: rows run 0 to rows - 1: return where row >= rows"]),
+    # blind audit AKC-causal_softmax-2 (was 'the masked columns (past the row's own, c > row) are
+    # not 0 ... Hint: y = 0 where c > last', a store that is right): last = max(row, cols - 1)
+    ("last_by_max", variant(KERNEL, ("int last = min(row, cols - 1);", "int last = max(row, cols - 1);")),
+     ["no column was masked", "cols - 1 = 99 in every row", "last = max(row, cols - 1) takes the larger",
+      "Hint: the last column row r may see is the smaller of the two: last = min(row, cols - 1)"]),
     ("last_not_below_cols", variant(KERNEL, ("int last = min(row, cols - 1);", "int last = min(row, cols);")),
      ["only the rows that see every column (row >= cols - 1) are wrong", "last = min(row, cols - 1)"]),
     ("last_two_below_cols", variant(KERNEL, ("int last = min(row, cols - 1);", "int last = min(row, cols - 2);")),

@@ -338,10 +338,16 @@ WRONG = [
      ["lanes 10 to 31 of each warp, which have no column (cols = 10), returned at line",
       ", if (lane >= cols) return;, and never called the merge's __shfl_xor_sync",
       "Hint: no return for a lane with no column"]),
+    # blind audit AKC-online_softmax-1 (was 'the kernel did not finish ... (an endless loop?)',
+    # no loop named): the merge's loop while offset >= 0, which never ends (SIMULATOR_ONLY)
+    ("merge_while_offset_at_least_0", variant(KERNEL, ("offset > 0; offset /= 2", "offset >= 0; offset /= 2")),
+     ["the merge's loop never ends: the kernel did not finish even on a row of 0 columns",
+      "(> 0, not >= 0)"]),
 ]
-SIMULATOR_ONLY = dict.fromkeys(("row_from_the_lane", "merge_inside_the_column_loop",
-                                "lane_without_a_column_returns"),
-                               "a warp function called with lanes missing is undefined on a GPU")
+SIMULATOR_ONLY = {**dict.fromkeys(("row_from_the_lane", "merge_inside_the_column_loop",
+                                   "lane_without_a_column_returns"),
+                                  "a warp function called with lanes missing is undefined on a GPU"),
+                  "merge_while_offset_at_least_0": "an endless loop hangs a GPU"}
 
 # Right, though not as the solution does it: the classic update, which rescales only when the
 # max grows (one exp a number instead of two)...
