@@ -270,3 +270,43 @@ def _first_loop(kernels):
         return (source, tokens, words, body, *loops_in(tokens, words, body, end)[0])
     except (IndexError, Unreadable, ValueError):
         return None
+
+
+def size_cut_to_int(kernels, got, model, max_iter, tolerance):
+    """Counts of a loop that goes on while |z|^2 < 5, the step right: |z|^2 cut to a whole number
+    before the test (an int holds it: 4.5 is 4, and 4 > 4 is false), so a point whose |z|^2
+    lies between 4 and 5 takes a step more. ``model``: (c_re, c_im, the right counts)."""
+    c_re, c_im, want = model
+    cut = counts(c_re, c_im, max_iter, strict=True, bound=5)
+    if np.mean(cut != want) <= tolerance or np.mean(got != cut) > tolerance:
+        return
+    p = int(np.argmax(got != want))
+    held = _int_compared(kernels)
+    where = (f"{held[0]} at line {held[1]}" if held else "an int that holds it (int size2 = "
+             "z_re * z_re + z_im * z_im;, say)")
+    yield (f"points whose |z|^2 lies between 4 and 5 took a step too many (point {p} counts "
+           f"{got[p]}, expected {want[p]}), the step being right: {where} cuts |z|^2 to a whole "
+           "number, so 4.5 becomes 4, the test 4 > 4 is false, and the point goes on until "
+           "|z|^2 reaches 5", "keep |z|^2 a float: float size2 = z_re * z_re + z_im * z_im; "
+           "if (size2 > 4.0f) break; (or test z_re * z_re + z_im * z_im <= 4.0f in the loop's "
+           "test)")
+
+
+def _int_compared(kernels):
+    """(the text "int name = ...;", its line) of the kernel body's first int declared from a
+    product and compared later with a number (size2 > 4); None where there is none or the text cannot be
+    read."""
+    from helpers.exercises.microscope import kernel_words, source_line
+
+    if (text := kernel_words(kernels)) is None:
+        return None
+    source, tokens, words, body, end = text
+    for j in range(body + 1, end - 3):
+        if words[j] != "int" or words[j + 2] != "=" or ";" not in words[j + 3:end]:
+            continue
+        stop = words.index(";", j + 3)
+        compared = any(words[m] == words[j + 1] and words[m + 1] in ("<", "<=", ">", ">=")
+                       and words[m + 2][:1].isdigit() for m in range(stop, end - 2))
+        if "*" in words[j + 3:stop] and compared:
+            return source[tokens[j].start:tokens[stop].end], source_line(source, tokens[j].start)
+    return None

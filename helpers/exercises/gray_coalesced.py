@@ -25,8 +25,8 @@ from helpers.exercises.gray_coalesced_models import (blocks_of, bracket_slip, by
                                                      one_weight_off, pixel_stride_left_out,
                                                      plain_average, planes_read,
                                                      read_before_the_guard, row_by_height)
-from helpers.exercises.gray_coalesced_order import (SPLITS, index_by_columns, past_splits,
-                                                    swapped_pixels)
+from helpers.exercises.gray_coalesced_order import (SPLITS, column_by_a_mask, index_by_columns,
+                                                    past_splits, swapped_pixels)
 from helpers.exercises.hidden import awkward, pick
 from helpers.exercises.kernel import KernelExercise, Launch
 from helpers.exercises import microscope
@@ -154,6 +154,7 @@ def _mistakes(case, run):
     yield from _row_zero(missing, n, width, height)
     yield from _tail(missing, n, width)
     yield from _each_side(missing, n, width, height)
+    yield from column_by_a_mask(missing, out.past, width, height)
     for how, mapping in MAPPINGS.items():
         x, y = mapping(np.arange(n), width, height)
         if missing.size and set(range(n)) - set(missing) == set((y * width + x).tolist()):

@@ -135,3 +135,22 @@ def past_splits(case, past, missing, guard, kernels):
                 set(missing.tolist()) == set(range(t.size)) - set(i.tolist()):
             yield (f"threads with a pixel (t < width * height) wrote past the end of gray (as "
                    f"far as gray[{int(past.max())}]): {problem}", hint)
+
+
+def column_by_a_mask(missing, past, width, height):
+    """x = t & (width - 1) for t % width, y = t / width right: the pixels written are those of
+    the mask's columns, the bits of width - 1 (equal to t % width only where width is a power of
+    two), nothing past the end."""
+    t = np.arange(width * height)
+    x = t & (width - 1)
+    if past.size or not width & (width - 1) or \
+            set(missing.tolist()) != set(t.tolist()) - set((t // width * width + x).tolist()):
+        return
+    columns = sorted(set(x.tolist()))
+    shown = ", ".join(map(str, columns[:6])) + (", ..." if len(columns) > 6 else "")
+    yield (f"x = t & (width - 1) is t % width only where width is a power of two: with width = "
+           f"{width}, t & {width - 1} keeps only the bits of {width - 1}, so x takes only "
+           f"{len(columns)} columns (x = {shown}), several threads write each of them and the "
+           f"other {width - len(columns)} columns get no thread ({missing.size} of {t.size} "
+           "pixels never written)", "x = t % width, what is left of t after y = t / width whole "
+           "rows: a mask stands for % only where the divisor is a power of two")

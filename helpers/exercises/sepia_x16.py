@@ -94,6 +94,7 @@ def _mistakes(case, run):
     yield from sepia_x16_models.unclamped(rgb, got, n)
     yield from _wrong_groups(rgb, got, n)
     yield from sepia_x16_tail.pixels_left_out(rgb, got, n)
+    yield from sepia_x16_tail.uint4s_out_of_order(rgb, got, n)
     yield from sepia_x16_models.mistakes(rgb, got, n, sepia.JUNK)
     yield from _word_k_over_3(rgb, got, n)
     whole = 16 * (n // 16)      # the groups and the tail, each on its own: a mistake in one only

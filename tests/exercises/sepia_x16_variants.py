@@ -223,6 +223,12 @@ WRONG = {
     # blind audit F35, F36: w[] from each uint4 high to low (was '5785 of 5856 values are
     # wrong'); the stores' words res[q] to res[q + 3] (was 'only the first 16 are right ...
     # check the indices of the loads')
+    # blind audit AK (was 'in every group of 48 elements of out, only the first 15 are right ...
+    # check the indices of the loads that feed them', the loads being right): b and c swapped in w
+    "w_b_and_c_swapped": ([("{a.x, a.y, a.z, a.w, b.x, b.y, b.z, b.w, c.x, c.y, c.z, c.w}",
+                            "{a.x, a.y, a.z, a.w, c.x, c.y, c.z, c.w, b.x, b.y, b.z, b.w}")],
+                          "w[4] to w[7] hold c, the group's bytes 32 to 47, and w[8] to w[11] "
+                          "hold b, its bytes 16 to 31: b and c are swapped"),
     "w_high_to_low": ([("{a.x, a.y, a.z, a.w, b.x, b.y, b.z, b.w, c.x, c.y, c.z, c.w}",
                         "{a.w, a.z, a.y, a.x, b.w, b.z, b.y, b.x, c.w, c.z, c.y, c.x}")],
                       "w[] holds each uint4's components high to low"),

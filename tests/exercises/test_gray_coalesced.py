@@ -139,6 +139,9 @@ WRONG = {
                               "returns too early", "t >= width * height"]),
     "x_modulo_height": ([(X, "int x = t % height;")],
                         ["thread t took x = t % height and y = t / width", "x = t % width"]),
+    # blind audit AK (was '259 of 315 pixels were never written ...'): x = t & (width - 1)
+    "x_by_a_bit_mask": ([(X, "int x = t & (width - 1);")], ["is t % width only where width is "
+                        "a power of two: with width = 45, t & 44 keeps", "Hint: x = t % width"]),
     "y_modulo_height": ([(Y, "int y = t % height;")],
                         ["thread t took x = t % width and y = t % height", "y = t / width"]),
     "x_from_thread_idx": ([(X, "int x = threadIdx.x;")],
