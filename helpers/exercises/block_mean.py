@@ -86,8 +86,9 @@ def _probe(sim_kernel, bug: PlantedBug, spare=0, extra=0):
         try:
             sim_kernel(x_gpu, y, means, np.int32(bug.n), block=(BLOCK, 1, 1), grid=(blocks, 1))
         except (driver.Error, TypeError) as err:
-            there = getattr(err, "kind", None) == bug.kind and not _reads_y(err) and \
-                bug.space in (None, getattr(err, "space", None)) and not _mean_unstored(err)
+            there = getattr(err, "kind", None) == bug.kind and not _reads_y(err) and not \
+                models.zeroed_while_added(err) and not _mean_unstored(err) and \
+                bug.space in (None, getattr(err, "space", None))
             arrays = named_arrays((x_gpu, y, means), ("x", "y", "means"))
             return ("there" if there else "other"), err, describe(err, arrays)
     return "fixed", None, ""
@@ -128,7 +129,7 @@ def planted_bugs(kernels) -> Verdict | None:
         if state == "other" and (big := models.count_past_block(kernels.simulated, err, bug.n)):
             return not_yet(*big)
         if state == "other" and (named := models.thread_counted_twice(err) or models.mean_at_first(
-                err) or models.mean_started_by_every_thread(err)):
+                err) or models.mean_started_by_every_thread(err) or models.zeroed_while_added(err)):
             return not_yet(*named)
         if state == "other":
             return not_yet(*EXERCISE.failure(

@@ -5,7 +5,8 @@ one block tells from a division by BLOCK, a partial last block counted one too m
 last block counted 0, a sum that starts from whatever its register held, or that reads past
 count an unstored part of the tile (``tile_read_unstored``); and a start for
 the mean stored by every thread of the block, racing with thread 0's sum
-(``mean_started_by_every_thread``)."""
+(``mean_started_by_every_thread``), or a shared sum's start stored with no barrier before the
+other threads' atomic adds (``zeroed_while_added``)."""
 
 from __future__ import annotations
 
@@ -345,6 +346,31 @@ def mean_started_by_every_thread(err):
             f"thread of block {b} makes it, while or after thread 0 adds into means[{b}]",
             "start the mean at 0 in thread 0 alone, inside its if (t == 0) before the loop, or "
             "add up in a local float sum = 0.0f and store means[blockIdx.x] = sum / count once")
+
+
+def zeroed_while_added(err):
+    """(what happened, hint) where the race check found, in one block's shared memory, a thread's
+    plain store on a line above another thread's atomic update of the same element: a shared sum
+    given its start value (sum = 0.0f under if (t == 0)) with no barrier before the block's
+    atomicAdds, which may come before it. Not planted bug 2, whose race has no atomic. None
+    otherwise."""
+    if getattr(err, "kind", None) != "race" or err.space != "shared" or \
+            err.first.block != err.second.block:
+        return None
+    store = next((a for a in (err.first, err.second) if a.writes), None)
+    adds = next((a for a in (err.first, err.second) if a.atomic), None)
+    if store is None or adds is None:
+        return None
+    lines = [int(a.line.rsplit(":", 1)[1]) for a in (store, adds)]
+    if not lines[0] < lines[1]:
+        return None
+    store_who, adds_who = (f"thread {a.thread[0]} of block {a.block[0]}" for a in (store, adds))
+    return (f"{store_who} gives {err.array}[{err.element}] its start value at line {lines[0]} "
+            f"while {adds_who} already adds into it atomically at line {lines[1]}, with no barrier between the two (the race "
+            f"check: a {err.hazard} hazard): the adds that come before the store are lost",
+            f"every thread must see the start value before it adds: put a __syncthreads() "
+            f"between thread {store.thread[0]}'s store (line {lines[0]}) and the atomicAdd "
+            f"(line {lines[1]}), outside the if, where every thread of the block reaches it")
 
 
 def returns_before_barriers(n):

@@ -11,12 +11,12 @@ import itertools
 
 import numpy as np
 
-from helpers.exercises import flat_split, near, speed
+from helpers.exercises import box_blur_models, flat_split, near, speed
 from helpers.exercises.box_blur_loads import (clamped_before_offset, clamped_short, diagonal,
                                               flat_clamped, halo_on_one_side, late_start,
                                               not_shared, origin_shifted, rows_past_the_tile,
-                                              sides_swapped, steps_by_the_tile,
-                                              stored_at_own_slot, tile_races, tile_steps, tiled)
+                                              sides_swapped, steps_by_the_tile, stored_at_own_slot,
+                                              tile_steps, tiled)
 from helpers.exercises.common import Input, Output, close
 from helpers.exercises.coverage import (Grid, Words, column_guard_only, never_written,
                                         past_the_end, reached)
@@ -151,7 +151,7 @@ def _mistakes(case, run):
     if case == CASES[0]:
         seen = observe(run.kernel, run.launch)
         if seen.error:
-            yield from tile_races(seen.error, BLOCK, RADIUS)
+            yield from box_blur_models.tile_races(seen.error, BLOCK, RADIUS, run)
             yield race_mistake(seen.error, "each thread stores only its own pixel, "
                                            "out[y * width + x]", block=BLOCK, refine=_refine)
             return

@@ -1,7 +1,7 @@
 """Models of ``box_blur``'s tile loaded wrongly (``helpers.exercises.box_blur``), from what the
 kernel gave: each block's tile of ``block`` plus a halo of ``radius`` pixels on every side, loaded
-by the loops ``for (ty = threadIdx.y; ty < TILE_Y; ty += BLOCK_Y)`` and the same over tx; and the
-races of those loops that the race check finds (``tile_races``)."""
+by the loops ``for (ty = threadIdx.y; ty < TILE_Y; ty += BLOCK_Y)`` and the same over tx (the
+races of those loops that the race check finds: ``box_blur_models.tile_races``)."""
 
 from __future__ import annotations
 
@@ -253,32 +253,6 @@ def tile_steps(image, block, radius):
                f"{sides[side]} * b {lines} in, so they got the blur of the pixels {abs(apart)} * "
                f"b {lines} {'further on' if apart > 0 else 'back'} (clamped to the image; right "
                f"where b = 0 only)", f"a block is BLOCK_X wide and BLOCK_Y tall: {right}")
-
-
-def tile_races(error, block, radius):
-    """Two threads of one row of the block, BLOCK_Y apart, that both stored one tile element: the
-    loop over tx steps by BLOCK_Y. A tile row stored on the writer's second trip round the loop
-    over ty, read by a thread that makes one: a barrier inside that loop (blocks of ``block``, a
-    halo of ``radius``: the race check's ``error``)."""
-    tile_x, tile_y = block[0] + 2 * radius, block[1] + 2 * radius
-    if (error.kind, error.space, error.array) != ("race", "shared", "tile") or \
-            error.first.block != error.second.block:
-        return
-    (x1, y1, _), (x2, y2, _) = error.first.thread, error.second.thread
-    if error.hazard == "write-after-write" and y1 == y2 and (x1 - x2) % block[1] == 0:
-        yield (f"{error.summary}: threads {abs(x1 - x2)} apart in a row of the block stored the "
-               "same tile element, so the loop over tx steps by BLOCK_Y",
-               "a row of the block has BLOCK_X threads, which between them load BLOCK_X "
-               "neighbouring columns of the tile: step tx by BLOCK_X (tx += BLOCK_X), and ty by "
-               "BLOCK_Y")
-    row = error.element // tile_x
-    if error.hazard == "read-after-write" and row == y1 + block[1] and y2 + block[1] >= tile_y:
-        yield (f"{error.summary}: tile row {row} was stored on thread ({x1}, {y1}, 0)'s second "
-               f"trip round the loop over ty, which thread ({x2}, {y2}, 0) never makes ({y2} + "
-               "BLOCK_Y >= TILE_Y): threads making two trips and one pass a __syncthreads() "
-               "inside that loop a different number of times, so it no longer holds the readers "
-               "back", "put the __syncthreads() after both loops, where every thread reaches it "
-               "once, when the whole tile is loaded")
 
 
 def halo_on_one_side(failure, block, radius):

@@ -23,7 +23,8 @@ from itertools import chain
 import numpy as np
 
 from helpers.exercises import near
-from helpers.exercises.column_means_models import (cols_for_block_dim, last_column_sent_away, one_column_a_block,
+from helpers.exercises.column_means_models import (blocks_one_column_apart, cols_for_block_dim,
+                                                   last_column_sent_away, one_column_a_block,
                                                    row_left_out, rows_stepped, sum_unset,
                                                    sum_unset_by_luck)
 from helpers.exercises.common import Input, Output
@@ -88,7 +89,8 @@ def planted_bug(kernels):
             "a row of m is cols floats long, whatever the launch: m[r * cols + col]")
     seen, cols = (tall, TALL[1]) if wide.error is None else (wide, WIDE[1])
     return not_yet(*next(observed_mistakes(seen, lambda f: chain(
-        _sum_shared(f, kernels), grid_for_block(f, "means", cols, "col", "columns"), _stored_by_thread(f, cols, kernels),
+        _sum_shared(f, kernels), grid_for_block(f, "means", cols, "col", "columns"),
+        blocks_one_column_apart(f, cols), _stored_by_thread(f, cols, kernels),
         _block_left_out(f, cols, kernels),
         one_column_a_block(f, cols, kernels),
         _overrun(f, cols, kernels)))))

@@ -96,6 +96,25 @@ def one_column_a_block(failure, cols, kernels):
            "blockDim.x + threadIdx.x")
 
 
+def blocks_one_column_apart(failure, cols):
+    """Two threads of different blocks that stored one mean, each at col = blockIdx.x +
+    threadIdx.x: the block's index multiplied by 1 (blockDim.y, 1 in a block of (blockDim.x, 1,
+    1)) where blockDim.x belongs, so the blocks overlap and the last columns get no thread."""
+    err, launch = failure.error, failure.launch
+    if failure.kind != "race" or err.hazard != "write-after-write" or err.array != "means" or \
+            launch is None or err.first.block == err.second.block or \
+            any(a.block[0] + a.thread[0] != err.element for a in (err.first, err.second)):
+        return
+    block, dims = tuple(launch.block), (*launch.block, 1, 1)[:3]
+    reach = launch.grid[0] + block[0] - 1
+    left = f", and columns {reach} to {cols - 1} got no thread" if reach < cols else ""
+    yield (f"means[{err.element}] was stored by {err.first.who} and by {err.second.who}: col = "
+           f"blockIdx.x * 1 + threadIdx.x, so the blocks start one column apart, not blockDim.x = "
+           f"{block[0]} apart: they overlap{left}. The block's index was multiplied by 1"
+           + (f", as by blockDim.y (blockDim.y is 1 in a block of {dims})" if dims[1] == 1 else ""),
+           "a block holds blockDim.x columns: col = blockIdx.x * blockDim.x + threadIdx.x")
+
+
 def rows_stepped(m, block):
     """(means, problem, hint) of a row loop stepped by the block's size, r += blockDim.x, or by
     the grid's, r += gridDim.x * blockDim.x (the grid-stride habit, where one thread owns the

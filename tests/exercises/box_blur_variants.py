@@ -216,6 +216,16 @@ WRONG = {
     "store_rows_of_height": ([("out[y * width + x] =", "out[y * height + x] =")],
                              ["a row was taken as height = 45 pixels long, not width = 77",
                               "y * width + x"]),
+    # blind audit AK (was '... a data race on tile[0] ... Hint: two threads store into the same
+    # element of the shared array: ... check its indices and the loops' steps'): the loop over
+    # the tile's rows started at 0 for every thread, not at threadIdx.y
+    "tile_rows_from_0": ([("    for (int ty = threadIdx.y; ty < TILE_Y; ty += BLOCK_Y)\n",
+                           "    for (int ty = 0; ty < TILE_Y; ty += BLOCK_Y)\n")],
+                         ["data race on tile[0]", "every row of threads stored the same rows of the "
+                          "tile, 0 and 8", "the loop over ty starts at 0, not at threadIdx.y",
+                          "rows 1 to 7 and 9 to 11 are never loaded", "Hint: start the loop over "
+                          "the tile's rows at the thread's row, as the loop over tx starts at its "
+                          "column: for (int ty = threadIdx.y; ty < TILE_Y; ty += BLOCK_Y)"]),
     "tx_steps_by_block_y": ([("tx += BLOCK_X", "tx += BLOCK_Y")],
                             ["data race on tile[", "the loop over tx steps by BLOCK_Y",
                              "tx += BLOCK_X"]),

@@ -6,29 +6,12 @@ the simulator, whose checks look for the planted bugs)."""
 
 import pytest
 
-from kernel_sources import compile_variants, simulator_only, solution, variant
+from block_mean_variants import BUG, NAMES, RIGHT, SOLUTION, WITH_BUGS
+from kernel_sources import compile_variants, simulator_only, variant
 
 from helpers.backend import BACKEND
 from helpers.exercises.block_mean import KERNEL, check_block_mean, check_block_mean_kernel
 
-SOLUTION = solution("block_mean.cu")
-# The solution with each planted bug put back.
-BUG = {
-    1: ("    tile[t] = i < n ? x[i] : 0.0f;      // FIX 1: the threads past the end read "
-        "nothing\n",
-        "    tile[t] = x[i];\n"),
-    2: ("    __syncthreads();                    // FIX 2: every tile[k] is stored before "
-        "thread 0 reads it\n", ""),
-    3: ("        float sum = 0.0f;               // FIX 3: the sum starts at 0, not at whatever "
-        "means held\n        for (int k = 0; k < count; k++)\n"
-        "            sum += tile[k];             // FIX 3\n"
-        "        means[blockIdx.x] = sum / count;    // FIX 3\n",
-        "        for (int k = 0; k < count; k++)\n            means[blockIdx.x] += tile[k];\n"
-        "        means[blockIdx.x] /= count;\n"),
-}
-NAMES = {1: "bug 1 (the bounds guard)", 2: "bug 2 (the barrier)", 3: "bug 3 (the sum)"}
-WITH_BUGS = {"bugs_" + "_".join(map(str, bugs)): bugs
-             for bugs in [(1,), (2,), (3,), (1, 2), (1, 3), (2, 3), (1, 2, 3)]}
 # Kernels whose planted bugs are fixed but which are wrong in another way: (replacements, words)
 WRONG = {
     # FIX 2 written without its parentheses: named before the planted bugs' verdict (which said
@@ -292,6 +275,20 @@ WRONG = {
                                      "wait at", "Hint: every thread of the block must reach each "
                                      "__syncthreads(), those past n too", "tile[t] = i < n ? x[i] "
                                      ": 0.0f"]),
+    # blind audit AK (was '... still there: bug 2 (the barrier), the race check: a data race on
+    # sum[0] ... Hint: thread 0 reads every tile[k] ...'): bug 3 fixed by a shared sum that every
+    # thread adds to with atomicAdd, with no barrier between thread 0's sum = 0.0f and the adds
+    "shared_sum_zeroed_while_added": ([("    __shared__ float tile[BLOCK];\n", "    __shared__ float "
+                                        "tile[BLOCK];\n    __shared__ float sum;\n"),
+                                       (BUG[2][0] + "\n    if (t == 0) {\n" + BUG[3][0] + "    }\n",
+                                        "    if (t == 0)\n        sum = 0.0f;\n    atomicAdd(&sum, "
+                                        "tile[t]);\n    __syncthreads();\n    if (t == 0)\n"
+                                        "        means[blockIdx.x] = sum / count;\n")],
+                                      ["thread 0 of block 0 gives "
+                                       "sum[0] its start value at line ", "while thread 1 of block 0 "
+                                       "already adds into it atomically at line ",
+                                       "Hint: every thread must see the start value before it adds",
+                                       "a __syncthreads() between thread 0's store"]),
     # blind audit AF (was 'means[3] = nan, but the mean of that block is -0.299... Hint: add up
     # tile[0] to tile[count - 1] ...', silent on the cause): FIX 1 as if (i < n) with no else, and
     # the sum over the whole tile, k < BLOCK, reading tile[232] to tile[255] that nothing stored
@@ -311,23 +308,6 @@ SIMULATOR_ONLY = {"mean_at_the_block_s_first_element": "means[256] written past 
                                                  "block never reach: undefined on a GPU",
                   "sum_over_the_unstored_tile": "tile[232] to tile[255] never stored: on a GPU "
                                                 "they hold whatever was there, often 0"}
-
-# Right, but not the solution's way: each must pass
-RIGHT = {
-    "a_tree_in_shared_memory": [(
-        "    if (t == 0) {\n        float sum = 0.0f;               // FIX 3: the sum starts at 0, "
-        "not at whatever means held\n        for (int k = 0; k < count; k++)\n"
-        "            sum += tile[k];             // FIX 3\n"
-        "        means[blockIdx.x] = sum / count;    // FIX 3\n    }\n",
-        "    for (int s = BLOCK / 2; s > 0; s /= 2) {\n        if (t < s)\n"
-        "            tile[t] += tile[t + s];\n        __syncthreads();\n    }\n"
-        "    if (t == 0)\n        means[blockIdx.x] = tile[0] / count;\n")],
-    # the load guarded with no else (the sum stops at count), or 0.0f stored past n (the sum
-    # runs over the whole tile): either half of the blind audit AF mistake alone is right
-    "load_guarded_sum_to_count": [(BUG[1][0], "    if (i < n)\n        tile[t] = x[i];\n")],
-    "zeros_past_n_sum_over_the_tile": [("k < count;", "k < BLOCK;")],
-}
-
 
 def _sources():
     sources = {"solution": SOLUTION}

@@ -102,7 +102,8 @@ SIMULATOR_ONLY = dict.fromkeys((  # (on a GPU, rows never loaded hold garbage)
     "tile_declared_sides_swapped"), "an overrun of shared memory may break the GPU's context")
 SIMULATOR_ONLY.update(tile_not_shared="its window reads elements of a thread's own array no thread loaded: garbage on a GPU",
                       barrier_inside_the_loop="a race: on a GPU the values depend on the warps' order",
-                      tile_stored_at_the_threads_slot="on a GPU, the slots never stored hold garbage")
+                      tile_stored_at_the_threads_slot="on a GPU, the slots never stored hold garbage",
+                      tile_rows_from_0="a race, and tile rows never loaded: garbage on a GPU")
 
 
 @pytest.mark.parametrize("name", simulator_only(sorted(WRONG), SIMULATOR_ONLY))

@@ -74,6 +74,16 @@ WRONG = {
                                              "col = threadIdx.x leaves the block out, so every "
                                              "block computed block 0's columns 0 to 31",
                                   "hint": "col = blockIdx.x * blockDim.x + threadIdx.x"}),
+    # blind audit AK (was 'a data race on means[1] ... Hint: two threads store into the same
+    # element ... check its indices and the loops' steps'): blockDim.y for blockDim.x in the column
+    "block_dim_y_for_block_dim_x": ([("int col = blockIdx.x * blockDim.x + threadIdx.x;",
+                                      "int col = blockIdx.x * blockDim.y + threadIdx.x;")],
+                                    {"problem": "means[1] was stored by thread (1, 0, 0) of block "
+                                                "(0, 0, 0) and by thread (0, 0, 0) of block (1, 0, "
+                                                "0): col = blockIdx.x * 1 + threadIdx.x, so the "
+                                                "blocks start one column apart",
+                                     "hint": "a block holds blockDim.x columns: col = blockIdx.x "
+                                             "* blockDim.x + threadIdx.x"}),
     # blind audit TXA-column_means-1: the matrix's width for the block's in the column (was '5
     # of the 37 means were never written (the first is means[32]) ... Hint: every column needs
     # a thread: col = blockIdx.x * blockDim.x + threadIdx.x', silent on cols)
