@@ -14,7 +14,8 @@ from helpers.exercises import speed, unset as unset_reads
 from helpers.exercises.common import Input, Output
 from helpers.exercises.dot_product_models import (first_warp_read_nothing, model, one_sum_past,
                                                  read_not_added, returned_before_warp_sum,
-                                                 store_before_the_sums, wrong_sums)
+                                                 store_before_the_sums, wrapped_sums,
+                                                 wrong_sums)
 from helpers.exercises.hidden import awkward
 from helpers.exercises.kernel import KernelExercise, Launch
 from helpers.exercises.microscope import (accesses_of, body_words, kernel_words, observe,
@@ -152,6 +153,8 @@ def _mistakes(case, run):
     yield from _one_vector_squared(got, run.launch, products)
     yield from _slot_a_block(kernels, got, products, case)
     yield from _whole_warps_stored(kernels)
+    yield from wrapped_sums(accesses_of(kernels, _launch(PLACES), "warp sums read", 4096),
+                            PLACES["block"] // 32, got, products.sum())
     yield from _one_sum_too_many(kernels)
     yield from observed_mistakes(_observe(kernels), syncwarp_first(kernels, _refine),  # likeliest
                                  wrong="the sum is wrong")

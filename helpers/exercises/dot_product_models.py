@@ -309,6 +309,25 @@ def one_sum_past(words, warps, array):
             "blockDim.x / 32 of them: warps = blockDim.x / 32")
 
 
+def wrapped_sums(kept, warps, got, want):
+    """(problem, hint) for a sum ``got`` (NumPy's ``want``) where all 32 lanes of the first warp
+    read the warps' sums (block 0's reads of shared memory in ``kept``, the accesses of a launch
+    on the simulator of ``warps`` warps a block), lane l element l % warps: the block's sums read
+    around again past its warps, each added about 32 / warps times."""
+    reads = kept[kept["shared"] & ~kept["write"] & (kept["block"] == 0)] if kept is not None \
+        else None
+    lanes = None if reads is None else reads["thread"]
+    if lanes is None or warps >= 32 or set(lanes.tolist()) != set(range(32)) or (reads["index"] != lanes % warps).any():
+        return
+    array = reads[0]["array"]
+    yield (f"the sum is {got:.7g}, {got / want:.3g} times NumPy's {want:.7g}: all 32 lanes of the "
+           f"first warp read a warp's sum, lane l reading {array}[l % warps] (on the simulator, "
+           f"{warps} warps a block: lanes 0 to 31 read {array}[0] to [{warps - 1}] over and over), "
+           "so each warp's sum was added about 32 / warps times", "only lanes 0 to warps - 1 "
+           f"read a sum, the lanes past the block's warps add 0: warp_sum(lane < warps ? "
+           f"{array}[lane] : 0.0f), warps = blockDim.x / 32")
+
+
 def store_before_the_sums(err):
     """The hint for a store into warp_sums[w] by a thread of another warp, not its lane 0
     (zeroing warp_sums), that races with lane 0 of warp w storing its warp's sum there (no

@@ -60,6 +60,7 @@ def _refine(failure):
     yield from _bins_of_their_own(failure)
     yield from _byte_read_as_a_pixel(failure)
     yield from channel_loop_past_3(failure)
+    yield from _value_as_the_row(failure)
     if failure.kind == "array bounds" and (getattr(failure.error, "element", None) or 0) < 0:
         yield ("a bin's index was negative: a byte over 127 read as a char, which is signed; "
                "the bytes are unsigned char, 0 to 255: bin c * 256 + (unsigned char)v")
@@ -110,6 +111,29 @@ def _bins_of_their_own(failure):
         yield _slice_a_block(f"block {k} added its bin {element - k * BINS} into "
                              f"bins[{element}], {k} * 768 + {element - k * BINS}, past bins' 768 "
                              "counters (the simulator stopped it there)")
+
+
+def _value_as_the_row(failure):
+    """The block's bins declared 2-D, [3][256], indexed past the 3 rows at the value of the first
+    byte over 2 of the thread's grid-stride loop (j from blockIdx.x * blockDim.x + threadIdx.x
+    on): local[rgb[j]][j % 3], the byte's value as the row, the channel as the column."""
+    err, launch = failure.error, failure.launch
+    if failure.kind != "array bounds" or err.length != 3 or launch is None or err.thread is None \
+            or err.block is None or not str(err.declared or "").endswith("[3][256]"):
+        return
+    rgb, width = launch.args[0], launch.block[0]
+    first = err.block[0] * width + err.thread[0]
+    j = next((j for j in range(first, 3 * int(launch.args[2]), width * launch.grid[0])
+              if rgb[j] >= 3), None)
+    if j is None or int(rgb[j]) != err.element:
+        return
+    name = err.array or "local"    # the notebook's name, where the simulator knows none
+    yield (f"thread {err.thread[0]} of block {err.block[0]} counted byte j = {j}, channel {j % 3}, "
+           f"at {os.path.basename(err.line or '?')} with its value, rgb[{j}] = {err.element}, as "
+           f"the row of {name}, declared {err.declared}: 3 rows of 256 bins, one row a channel; "
+           "the indices are swapped, the byte's value as the row and the channel as the column",
+           f"the channel is the row, the byte's value the column: atomicAdd(&{name}[j % CHANNELS]"
+           "[rgb[j]], 1u)")
 
 
 def _byte_read_as_a_pixel(failure):

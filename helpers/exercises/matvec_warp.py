@@ -37,7 +37,7 @@ from helpers.exercises.microscope import (accesses_of, observe, observed_launch,
                                          stopped)
 from helpers.exercises.matvec_warp_models import (JUNK, in_an_int, lane_0_doubled, lane_sums,
                                                   models, read_past_the_row, shfl_down_sum,
-                                                  weighted)
+                                                  sum_unset, weighted)
 
 WARPS = (2, 4, 8)
 CASES = [(101, 1000, 4), (37, 77, 8), (300, 33, 2), (23, 1100, 4), (45, 200, 4, "observe")]
@@ -152,6 +152,7 @@ def _mistakes(case, run):
                "stores y[row]")
     if np.allclose(got, want, rtol=1e-4, atol=1e-4):
         return
+    yield from sum_unset(kernels, got, want)
     yield from observed_mistakes(observe(kernels, _launch(CASES[-1])), _refine,
                                  wrong="y is wrong")
     yield from read_past_the_row(accesses_of(kernels, _launch((8, 40, 4)), "y stores", 4096), cols)

@@ -7,7 +7,23 @@ from __future__ import annotations
 
 import numpy as np
 
+from helpers.exercises import unset
+
 JUNK = np.float32(1000.0)  # past A and x: far from their values (a NaN read would store poison)
+
+
+def sum_unset(kernels, got, want):
+    """A local the simulator's compiler saw read before anything is stored in it (its records:
+    ``helpers.exercises.unset``), y being wrong: the lanes' sums started from whatever their
+    registers held, not 0 (on the simulator 0xFE bytes, -1.7e38 as a float)."""
+    for record in unset.reads(kernels)[:1]:
+        r, name = int(np.argmax(~np.isclose(got, want, rtol=1e-4, atol=1e-4))), record.name
+        where = f" (declared at line {record.declared})" if record.declared else ""
+        yield (f"{name}{where} is read before anything is stored in it: each lane's sum starts "
+               "from whatever its register held (on a GPU anything, on the simulator 0xFE bytes, "
+               f"-1.7e38 as a float), not 0, and the column loop adds onto that: y[{r}] = "
+               f"{got[r]:.6g}, NumPy's is {want[r]:.6g}", f"give {name} a value where it is "
+               f"declared, before the column loop adds to it: float {name} = 0.0f;")
 
 
 def weights(cols, lanes=range(32), step=32):

@@ -39,7 +39,8 @@ from helpers.exercises.warp_vote_models import (JUNK, THRESHOLD, ballot_argument
                                                below_the_threshold, bitwise_and, block_counts,
                                                cut_to_int, rounded_up,
                                                float_votes, index_mistakes,
-                                               last_element_left_out, threshold_ignored,
+                                               last_element_left_out, own_bit_mask,
+                                               threshold_ignored,
                                                threshold_of, votes_of_warps,
                                                warps_a_block_miscounted, word_mistakes)
 
@@ -324,7 +325,7 @@ def _mistakes(case, run):
     yield from observed_mistakes(observe(kernels, _launch(CASES[-1]), key="room after x"),
                                  _words_first(kernels), wrong="the counts are wrong")
     for wrong, problem, hint in (
-            *word_mistakes(votes),
+            *word_mistakes(votes), *own_bit_mask(body_words(kernels), votes),
             (votes[:, 0], "each count is 0 or 1, lane 0's own vote: __popc counted a word that "
              "holds lane 0's vote alone, not the ballot's 32", "count the ballot's 1 bits: "
              "counts[warp] = __popc(votes), with votes = __ballot_sync(0xffffffff, above), the "

@@ -91,6 +91,22 @@ def word_mistakes(votes):
            "__ballot_sync(0xffffffff, above)")
 
 
+def own_bit_mask(words, votes):
+    """(counts, problem, hint) for a ballot whose mask is built with a shift, the calling lane's
+    own bit (__ballot_sync(1u << lane, above), in the kernel body's ``words``): each lane's
+    ballot names itself alone, so lane 0's word holds its own vote."""
+    k = next((k for k in range(len(words) - 1)
+              if words[k:k + 2] == ["__ballot_sync", "("] and "," in words[k:]), None)
+    mask = [] if k is None else words[k + 2:words.index(",", k)]
+    if "<<" in mask:
+        shown = " ".join(mask).replace("( ", "(").replace(" )", ")")
+        yield (votes[:, 0], f"each count is 0 or 1, lane 0's own vote: the ballot's mask {shown} "
+               "names only the calling lane, so __ballot_sync gave each lane a word that holds "
+               "its own vote alone, not the warp's 32", "the mask names every lane that takes "
+               "part in the vote, all 32: votes = __ballot_sync(0xffffffff, above), then "
+               "counts[warp] = __popc(votes)")
+
+
 def cut_to_int(x, n):
     """(counts, problem, hint) for a comparison whose element, or threshold, was cut to an int
     first (toward 0: 0.75 becomes 0, -0.5 becomes 0)."""

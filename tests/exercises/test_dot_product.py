@@ -89,6 +89,9 @@ WRONG = [
     ("warps_counted_one_too_many", variant(KERNEL, ("warps = blockDim.x / 32;", "warps = blockDim.x / 32 + 1;")),
      ["read warp_sums[4], one past the 4 sums", "warps counts 5, one more than the block's 4",
       "warps = blockDim.x / 32"]),
+    # blind audit AK (was 'the sum is 10588.4, NumPy's is 991.7638', the plan as hint): warp_sums[lane % warps] read around
+    ("warp_sums_read_around", variant(KERNEL, (FIRST_WARP, "        v = warp_sum(warp_sums[lane % warps]);\n")),
+     ["10.7 times NumPy's", "lane l reading warp_sums[l % warps]", "added about 32 / warps times", "lane < warps ? warp_sums[lane] : 0.0f"]),
     ("adds_all_32_warp_sums", variant(KERNEL, (FIRST_WARP, "        v = warp_sum(warp_sums[lane]);\n")),
      ["lanes 0 to 31 of the first warp read warp_sums[0] to [31]", "lane < blockDim.x / 32"]),
     # blind audit TEA-dot_product-1 (was 'the result is NaN: the kernel read x or y past n ..., or
@@ -199,8 +202,7 @@ WRONG = [
      ["__shfl_up_sync", "__shfl_down_sync"]),
     ("offsets_start_at_32", variant(KERNEL, ("int offset = 16;", "int offset = 32;")),
      ["offset 32", "16, 8, 4, 2, 1"]),
-    ("stride_of_blockdim_alone",
-     variant(KERNEL, ("i += blockDim.x * gridDim.x", "i += blockDim.x")),
+    ("stride_of_blockdim_alone", variant(KERNEL, ("i += blockDim.x * gridDim.x", "i += blockDim.x")),
      ["steps by blockDim.x", "blockDim.x * gridDim.x"]),
     # blind audit L11: the loop steps by gridDim.x alone (was 'the sum is 86547.89, NumPy's ...')
     ("stride_of_griddim_alone",
@@ -228,8 +230,7 @@ WRONG = [
     # blind audit TGA-dot_product-1 (was 'the sum is 1078.455, NumPy's is 991.7638', the plan as hint)
     ("squares_of_x", variant(KERNEL, ("v += x[i] * y[i];", "v += x[i] * x[i];")),
      ["the sum of x's squares, x[i] * x[i], not of x[i] * y[i]", "v += x[i] * y[i]"]),
-    ("keeps_the_last_product",
-     variant(KERNEL, ("        v += x[i] * y[i];\n", "        v = x[i] * y[i];\n")),
+    ("keeps_the_last_product", variant(KERNEL, ("        v += x[i] * y[i];\n", "        v = x[i] * y[i];\n")),
      ["kept only its last product", "v += x[i] * y[i]"]),
     ("every_lane_adds_to_result",
      variant(KERNEL, ("        if (lane == 0)\n            atomicAdd(result, v);",

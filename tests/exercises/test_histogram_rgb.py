@@ -33,8 +33,7 @@ GLOBAL_ATOMICS = ("    for (int j = blockIdx.x * blockDim.x + threadIdx.x; j < 3
 WRONG = [
     # blind audit TMA-histogram_rgb-1: the channel's offset scaled by CHANNELS where LEVELS
     # belongs (was '763 of the 768 bins are wrong, the first bins[3] ...', silent on the offset)
-    ("channel_offset_by_channels",
-     variant(KERNEL, (COUNT, COUNT.replace("* LEVELS", "* CHANNELS"))),
+    ("channel_offset_by_channels", variant(KERNEL, (COUNT, COUNT.replace("* LEVELS", "* CHANNELS"))),
      ["the bins are what bin c * 3 + v gives", "green's bins start at 3 and blue's at 6",
       "Hint: channel c's 256 bins start at c * LEVELS (c * 256): bin (j % CHANNELS) * LEVELS + "
       "rgb[j]"]),
@@ -42,16 +41,14 @@ WRONG = [
     # simulator's race check finds no race: ... the counting loop skips some or stops early.
     # Hint: count every byte once: for (int j = ...', a loop that was right): local declared
     # without __shared__, 768 bins of each thread's own
-    ("local_without_shared",
-     variant(KERNEL, ("    __shared__ unsigned int local[CHANNELS * LEVELS];\n",
+    ("local_without_shared", variant(KERNEL, ("    __shared__ unsigned int local[CHANNELS * LEVELS];\n",
                       "    unsigned int local[CHANNELS * LEVELS];\n")),
      ["391 of the 100,005 bytes were counted, and only the bytes j whose bin b has b % blockDim.x = j % blockDim.x (256)",
       "local was declared without __shared__", "768 bins of its own",
       "__shared__ unsigned int local[CHANNELS * LEVELS]"]),
     # blind audit X29 (was 'the kernel crashed: ... a read of rgb ..., 4380 bytes past the end
     # ... Hint: local has 768 bins and rgb 3 * n bytes: ...', bounds that are right)
-    ("byte_read_at_3j",
-     variant(KERNEL, (COUNT, COUNT.replace("rgb[j]", "rgb[3 * j]"))),
+    ("byte_read_at_3j", variant(KERNEL, (COUNT, COUNT.replace("rgb[j]", "rgb[3 * j]"))),
      ["thread 0 of block 0 read rgb[104448] = rgb[3 * 34816]", "j already counts bytes",
       "byte j is rgb[j]"]),
     ("racy_shared_bins", variant(KERNEL, (COUNT, "        local[(j % CHANNELS) * LEVELS + rgb[j]]++;\n")),
@@ -82,8 +79,7 @@ WRONG = [
     ("barrier_inside_the_adding_loop", variant(KERNEL, (SECOND_BARRIER + "\n", ""), (ADD, ADD.replace(")\n", ") {\n    " + SECOND_BARRIER, 1)), ("local[b]);\n", "local[b]);\n    }\n")),
      ["is inside the loop of line ", "threads 0 to 767 make 1 pass and threads 768 to 1023 none",
       "Hint: take the __syncthreads() out of the loop"]),
-    ("clears_one_bin_a_thread",
-     variant(KERNEL, (CLEAR, "    if (threadIdx.x < CHANNELS * LEVELS)\n"
+    ("clears_one_bin_a_thread", variant(KERNEL, (CLEAR, "    if (threadIdx.x < CHANNELS * LEVELS)\n"
                              "        local[threadIdx.x] = 0;\n")),
      ["did not all start at 0", "b < 768; b += blockDim.x"]),
     # blind audit AI (was 'bins[200] counts 2,147,390,341 ...: the block's bins did not all start at 0 ... Hint: shared memory is not cleared for you ...'): the bins cleared as if a block had 256 threads
@@ -104,8 +100,7 @@ WRONG = [
     # more than they should: they did not all start at 0 ... Hint: shared memory is not cleared
     # for you ...', the clearing right); the counting loop's stride gridDim.x is
     # stride_grid_only
-    ("adding_loop_steps_by_the_grid",
-     variant(KERNEL, (ADD, ADD.replace("b += blockDim.x", "b += gridDim.x"))),
+    ("adding_loop_steps_by_the_grid", variant(KERNEL, (ADD, ADD.replace("b += blockDim.x", "b += gridDim.x"))),
      ["the loop that adds the block's bins into bins steps b by gridDim.x (8), not blockDim.x (256)",
       "bin 767 was added 32 times by each block", "its threads 7, 15, ..., 255",
       "Hint: each thread adds its own bins, blockDim.x apart: "
@@ -210,6 +205,9 @@ WRONG = [
     ("pixel_thread_no_x3",
      variant(KERNEL, (BYTE_LOOP, PIXEL_LOOP.replace("rgb[3 * p + c]", "rgb[p + c]"))),
      ["reads pixel p's channels from bytes p, p + 1, p + 2", "rgb[3 * p + c]"]),
+    # blind audit AK (was '... (index 57) ... local needs 768 bins ... declare local[768]', which it had): local[3][256] counted at local[rgb[j]][j % 3]
+    ("bins_2d_indices_swapped", variant(KERNEL, ("local[CHANNELS * LEVELS];", "local[CHANNELS][LEVELS];"), ("        local[b] = 0;", "        local[b / LEVELS][b % LEVELS] = 0;"), (COUNT, "        atomicAdd(&local[rgb[j]][j % CHANNELS], 1u);\n"), ("if (local[b] > 0)\n            atomicAdd(&bins[b], local[b]);", "if (local[b / LEVELS][b % LEVELS] > 0)\n            atomicAdd(&bins[b], local[b / LEVELS][b % LEVELS]);")),
+     ["rgb[0] = 57, as the row of local, declared unsigned int [3][256]", "the byte's value as the row and the channel as the column", "Hint: the channel is the row, the byte's value the column: atomicAdd(&local[j % CHANNELS][rgb[j]], 1u)"]),
     # blind audit AE (was '... (index 817) ... declare local[768]', so it was): c <= CHANNELS
     ("pixel_thread_channel_loop_to_3",
      variant(KERNEL, (BYTE_LOOP, PIXEL_LOOP.replace("c < CHANNELS", "c <= CHANNELS"))),
@@ -328,6 +326,7 @@ SIMULATOR_ONLY = {
     "byte_read_at_3j": "reads up to 9n bytes of a 3n-byte image: an illegal address or garbage on a GPU",
     **dict.fromkeys(("clears_one_bin_a_thread", "clear_loop_stores_at_the_thread", "clears_red_s_bins_only", "clears_as_if_256_threads", "only_block_0_clears"), "on a GPU, bins never cleared are often 0 anyway"),
     "pixel_thread_channel_loop_to_3": "a write past shared memory: unseen on a GPU, or a fault",
+    "bins_2d_indices_swapped": "an index far past a shared array's end may be an illegal address on a GPU, which breaks the context",
     "private_bins_256": "an access past a shared array's end may be an illegal address on a GPU, which breaks the context",
     "bytes_read_as_signed_char": "an access before a shared array's start may be an illegal address on a GPU",
     "every_block_zeroes_the_global_bins": "blocks racing: a GPU's counts depend on the order they ran",

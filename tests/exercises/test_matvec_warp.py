@@ -281,11 +281,18 @@ WRONG = {
     "v_declared_int": ([("float v = 0.0f;", "int v = 0;")],
                        {"problem": "v is declared int: each add's result is cut toward 0 to a "
                                    "whole number", "hint": "float v = 0.0f;"}),
+    # blind audit AK (was 'y[0] = -inf, NumPy's is 8.60949' and the plan as hint): the lane's sum
+    # declared without a start value, float v;
+    "v_never_set_to_0": ([("float v = 0.0f;", "float v;")],
+                         {"problem": "is read before anything is stored in it: each lane's sum "
+                                     "starts from whatever its register held",
+                          "hint": "float v = 0.0f;"}),
 }
 # The simulator only: on a GPU a warp function with lanes missing is undefined behaviour.
 SIMULATOR_ONLY = {name: "a warp function called with lanes missing is undefined on a GPU"
                   for name in ("lane_and_row_swapped", "shuffle_inside_an_if",
                                "warp_sum_in_the_column_loop", "warp_sum_inside_the_if")}
+SIMULATOR_ONLY["v_never_set_to_0"] = "on a GPU v starts from whatever its register held: y right or wrong by luck"
 ENDLESS = {"shuffles_while_offset_at_least_0"}
 """Kernels that never end: stopped at half a second on the simulator, not at the checkers' 10 s
 (a GPU kernel cannot be stopped from Python)."""

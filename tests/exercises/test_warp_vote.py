@@ -110,6 +110,12 @@ WRONG = {
                            "hint": "the ballot is 32 bits, one a lane: keep it in an unsigned int"}),
     "no_ballot": ([(BALLOT, "unsigned int votes = above;")],
                   {"problem": "lane 0's own vote", "hint": "__ballot_sync(0xffffffff, above)"}),
+    # blind audit AK (was '... lane 0's own vote: __popc counted a word that holds lane 0's
+    # vote alone', the mask never named): the ballot's mask the lane's own bit, 1u << lane
+    "ballot_mask_own_bit": ([(BALLOT, "unsigned int votes = __ballot_sync(1u << lane, above);")],
+                            {"problem": "the ballot's mask 1u << lane names only the calling "
+                                        "lane",
+                             "hint": "__ballot_sync(0xffffffff, above)"}),
     # blind audit S2-13 (was '... lane 0's own vote: the warp's votes were not gathered. Hint:
     # votes = __ballot_sync(0xffffffff, above) gives every lane all 32 votes', the ballot's line)
     "popc_of_own_vote": ([("__popc(votes)", "__popc(above)")],
@@ -259,6 +265,9 @@ WRONG = {
 }
 SIMULATOR_ONLY = {"ballot_arguments_swapped": "a warp function whose mask leaves out the lanes "
                                               "that call it: undefined on a GPU",
+                  "ballot_mask_own_bit": "a ballot whose mask names only the calling lane: "
+                                         "on a GPU the bits of the lanes outside it are "
+                                         "undefined (a converged warp may give all 32)",
                   "warp_and_lane_swapped": "every block's first warp stores into counts[0] to "
                                            "counts[31]: on a GPU which block's store lands last "
                                            "is timing",
