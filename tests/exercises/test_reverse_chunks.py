@@ -253,6 +253,11 @@ RIGHT = {
                           ("            tile[t] = x", "            tiles[turn][t] = x"),
                           ("tile[count - 1 - t];", "tiles[turn][count - 1 - t];\n        turn ^= 1;")],
     "the_reader_picks_its_element": [(READ, "y[first + count - 1 - t] = tile[t];")],
+    # blind audit AK: threads with nothing left leave the loop, and so the kernel, before its
+    # barriers: a thread that has returned need not reach them (notebook 09)
+    "break_when_nothing_is_left": [("        if (t < count)\n            tile[t]",
+                                    "        if (t >= count)\n            break;\n        tile[t]"),
+                                   ("        if (t < count)\n            y[first + t]", "        y[first + t]")],
     # a barrier inside an if whose condition every thread of the block shares
     "fix_in_an_if_on_count": [(FIX, "        if (count > 0) {\n            __syncthreads();\n        }\n")],
 }
