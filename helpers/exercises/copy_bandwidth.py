@@ -40,7 +40,7 @@ from helpers.exercises.copy_bandwidth_models import (
     divided_by_1e10, floored, host_clock, is_floored, made_larger, made_whole, object_size,
     one_element, one_event, returned_ms, tenfold_seconds, upside_down)
 from helpers.exercises.copy_bandwidth_waits import (
-    end_waited_early, named_not_called, queried_not_waited, start_waited_for,
+    copied_without_stream, end_waited_early, named_not_called, queried_not_waited, start_waited_for,
     waited_after_the_read)
 from helpers.exercises.function import check_function, copies_noted, run_catching, source_first
 from helpers.exercises.verdict import Verdict, check_cases
@@ -205,10 +205,10 @@ def _misplaced(pair, copies):
 def _watched(drv, fn):
     """While in use, the driver's Event and its copies as the learner's function finds them: each
     event notes its record, waits, query()s (and answers) and the ms its time_till or time_since
-    hands back, each copy its host array (one given source first refused: ``source_first``).
-    Gives ``(slip, unrecorded, misplaced, ...)``: ``slip(gbs)``, ``_slip_of``'s; ``unrecorded(
-    err)``, what an error of time_till or time_since shows (``_never_recorded``, else a wait of
-    ``copy_bandwidth_waits``), or None; ``misplaced()``, ``one_event``, else ``_misplaced``."""
+    hands back, each copy its arrays and stream (one given source first refused: source_first).
+    Gives ``(slip, unrecorded, misplaced, ...)``: ``slip(gbs)``, ``_slip_of``'s; ``unrecorded(err)``,
+    what a failed time_till or time_since shows (``_never_recorded``, else copy_bandwidth_waits'),
+    or None; ``misplaced()``, ``one_event``, ``_misplaced`` or ``copied_without_stream``."""
     ms, missing, notes, pair, made, waited, early, asked = ([] for _ in range(8))
     event = drv.Event
 
@@ -255,7 +255,8 @@ def _watched(drv, fn):
     try:
         with copies_noted(drv, source_first(fn, drv)) as copies:
             yield (lambda gbs: _slip_of(gbs, copies, ms, notes, pair), unrecorded,
-                   lambda: one_event(pair, made) or _misplaced(pair, copies),
+                   lambda: one_event(pair, made) or _misplaced(pair, copies)
+                   or copied_without_stream(fn, copies),
                    lambda fn: lambda err: made_whole(fn, notes),
                    lambda fn, gbs: [] if ms else host_clock(fn, gbs, made))
     finally:

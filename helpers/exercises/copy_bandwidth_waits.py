@@ -1,13 +1,29 @@
 """The waits of notebook 05's event-timing exercise (``helpers.exercises.copy_bandwidth``), each
 read when time_till or time_since failed for want of one: the end event waited for before it was
 recorded, or after the time was read, or only asked about (``end.query()``), or only named
-(``end.synchronize``, no parentheses), or the start event waited for in its place."""
+(``end.synchronize``, no parentheses), or the start event waited for in its place; and the copy
+queued with no stream, which the events in stream wait for only by the default stream's rule."""
 
 from __future__ import annotations
 
 import ast
 
-from helpers.exercises.learner_code import code_of, learner_line, uncalled
+from helpers.exercises.learner_code import code_of, learner_line, uncalled, without_stream
+
+
+def copied_without_stream(fn, copies):
+    """(problem, hint) when a copy host to device was queued with no stream (``copies``:
+    ``copies_noted``'s, stream None), so into the default stream while the events are recorded
+    in stream; named at ``fn``'s call where its code is known; else None."""
+    if not any(way == "htod" and stream is None for way, _, stream, _ in copies):
+        return None
+    where = without_stream(fn) or "drv.memcpy_htod_async"
+    return (f"{where} queues the copy with no stream: it runs in the default stream, not in "
+            "stream, where start and end are recorded: the events bracketed it only because "
+            "PyCUDA's default stream waits for every other stream and makes them wait for it; "
+            "an event times its own stream's work, and with a stream that does not wait so, end "
+            "would be stamped before the copy ran", "queue the copy in stream, between the two "
+            "events: drv.memcpy_htod_async(d, h, stream)")
 
 
 def end_waited_early(pair, waited, early):

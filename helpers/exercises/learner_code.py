@@ -1,8 +1,9 @@
 """A learner's own Python, read: where in it an exception was raised (``learner_line``,
 ``raised``, ``raising_frame``) and its code parsed, numbered as the learner sees it
 (``code_of``, ``LearnerCode``), with what the code alone shows (``uncalled``: a method named
-without its call's parentheses). The exercises whose work is a Python function
-(``helpers.exercises.function``) and their models read it."""
+without its call's parentheses; ``without_stream``: a copy queued with no stream). The
+exercises whose work is a Python function (``helpers.exercises.function``) and their models
+read it."""
 
 from __future__ import annotations
 
@@ -73,6 +74,20 @@ def uncalled(fn, names=("synchronize",)) -> list:
     return sorted((code.number(node), code.place, ast.unparse(node.value))
                   for node in ast.walk(code.tree) if isinstance(node, ast.Expr)
                   and isinstance(node.value, ast.Attribute) and node.value.attr in names)
+
+
+def without_stream(fn, name="memcpy_htod_async") -> str | None:
+    """Where ``fn``'s code first calls ``name`` (a copy of the driver's) with no stream, fewer
+    than three arguments and no stream=: "line 5 of your cell (drv.memcpy_htod_async(d, h))";
+    None where it does not or the code is not known."""
+    import ast
+
+    code = code_of(fn)
+    call = code and next((n for n in ast.walk(code.tree) if isinstance(n, ast.Call)
+                          and isinstance(n.func, ast.Attribute) and n.func.attr == name
+                          and len(n.args) < 3 and not any(k.arg == "stream" for k in n.keywords)),
+                         None)
+    return code.quoted(call) if call else None
 
 
 def told_uncalled(fn, found, alone=False):

@@ -225,7 +225,8 @@ def _wrong_sum(got, x, calls, probe, fn):
             yield ("the sum is the last device's share alone: each partial sum replaced the one "
                    "before (total = ...)", "add every device's partial sum to total: total += ...")
         yield from _hi_without_parentheses(got, x, calls)
-        yield from _hi_one_short(got, x, calls)
+        yield from _one_short(got, x, calls, at_end=True)
+        yield from _one_short(got, x, calls, at_end=False)
         yield from _sliced_one_past(got, x, calls)
         if calls == [x.size // len(calls)] * len(calls):
             yield from split_sum_models.share_size_rounded(x.size, calls, probe)
@@ -307,26 +308,36 @@ def _hi_without_parentheses(got, x, calls):
            "elements were in no share", "put k + 1 in parentheses: hi = (k + 1) * len(x) // n")
 
 
-def _hi_one_short(got, x, calls):
-    """The shares x[lo:hi] with hi = (k + 1) * len(x) // n - 1, hi taken as the share's last
-    element: each share stops one element before the next starts; the shares summed and the sum
-    are theirs."""
+def _one_short(got, x, calls, at_end):
+    """The shares one element short at their end (``at_end``: hi = (k + 1) * len(x) // n - 1, hi
+    taken as the share's last element) or at their start (lo = k * len(x) // n + 1, lo taken as
+    one past the previous share's hi): where two shares meet, an element is left out; the shares
+    summed and the sum are theirs."""
     n, devices = x.size, len(calls)
     bounds = [k * n // devices for k in range(devices + 1)]
-    shares = [(lo, hi - 1) for lo, hi in zip(bounds, bounds[1:]) if hi - 1 > lo]
+    cut = (lambda lo, hi: (lo, hi - 1)) if at_end else (lambda lo, hi: (lo + 1, hi))
+    shares = [cut(lo, hi) for lo, hi in zip(bounds, bounds[1:]) if hi - 1 > lo]
     sizes = [len(range(n)[lo:hi]) for lo, hi in shares]
     if not shares or [c for c in calls if c] != sizes or \
             got != sum(float(x[lo:hi].sum(dtype=np.float64)) for lo, hi in shares):
         return
     short = [(k, lo, hi) for k, (lo, hi) in enumerate(zip(bounds, bounds[1:])) if hi > lo]
-    named = ", and ".join(f"device {k}'s{' share was' * (not i)} x[{lo}:{hi - 1}], where it is "
-                          f"x[{lo}:{hi}]" for i, (k, lo, hi) in enumerate(short[:2]))
-    left = [f"x[{hi - 1}]" for _, _, hi in short]
+    named = ", and ".join(f"device {k}'s{' share was' * (not i)} x[{a}:{b}], where it is "
+                          f"x[{lo}:{hi}]" for i, (k, lo, hi) in enumerate(short[:2])
+                          for a, b in [cut(lo, hi)])
+    left = [f"x[{hi - 1 if at_end else lo}]" for _, lo, hi in short]
     left = " and ".join(left) if len(left) < 3 else f"{left[0]}, {left[1]}, ... ({len(left)})"
-    yield (f"each share stopped one element short: {named}, as hi = (k + 1) * len(x) // "
-           "n - 1 gives, hi taken as the share's last element: but a slice's end is exclusive, x[lo:hi] "
-           f"leaves out x[hi], so {left} were in no share",
-           "drop the - 1: hi = (k + 1) * len(x) // n, where the next share starts")
+    if at_end:
+        yield (f"each share stopped one element short: {named}, as hi = (k + 1) * len(x) // "
+               "n - 1 gives, hi taken as the share's last element: but a slice's end is "
+               f"exclusive, x[lo:hi] leaves out x[hi], so {left} were in no share",
+               "drop the - 1: hi = (k + 1) * len(x) // n, where the next share starts")
+        return
+    yield (f"each share started one element late: {named}, as lo = k * len(x) // n + 1 gives, "
+           "lo taken as one past the previous share's hi, as if hi were its last element: but "
+           "x[lo:hi] already stops before x[hi], so the next share starts at hi itself, and "
+           f"{left}, each share's first element x[lo], {'was' if len(short) == 1 else 'were'} in "
+           "no share", "drop the + 1: lo = k * len(x) // n, the previous share's hi")
 
 
 def _sliced_one_past(got, x, calls):

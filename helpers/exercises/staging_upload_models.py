@@ -9,7 +9,7 @@ import ast
 
 import numpy as np
 
-from helpers.exercises.learner_code import code_of
+from helpers.exercises.learner_code import code_of, without_stream
 
 
 def carried_of(log, bounds):
@@ -296,13 +296,7 @@ def default_stream(log, fn):
     do not wait for; named with the line of the call where fn's code is known; else None."""
     if not any(what == "copy" and stream is None for what, stream in log):
         return None
-    where = "drv.memcpy_htod_async(...)"
-    if (code := code_of(fn)) is not None:
-        call = next((n for n in ast.walk(code.tree) if isinstance(n, ast.Call)
-                     and isinstance(n.func, ast.Attribute) and n.func.attr == "memcpy_htod_async"
-                     and len(n.args) < 3 and not any(k.arg == "stream" for k in n.keywords)), None)
-        if call is not None:
-            where = code.quoted(call)
+    where = without_stream(fn) or "drv.memcpy_htod_async(...)"
     return (f"{where} queues the copy without its stream (no third argument): it runs in the "
             "default stream, not in s = streams[c % 2], so s.synchronize() never waits for it, "
             "and a staging buffer may be filled again while its copy is still reading it",

@@ -1,8 +1,8 @@
 """The learner's streams in notebook 05's double-buffering exercise, for
 ``helpers.exercises.staging_upload``: their waits and questions as the host made them
 (``noting_streams``), a stream asked whether its copies are done where the host should wait for
-it (``asked_not_waited``), and query(), an Event's question, asked of a stream
-(``stream_queried``)."""
+it (``asked_not_waited``), query(), an Event's question, asked of a stream
+(``stream_queried``), and every copy queued on one stream (``one_way_only``)."""
 
 from __future__ import annotations
 
@@ -81,7 +81,8 @@ def one_way_only(log, streams, taken, chunk, fn):
     """(problem, hint) where every copy of ``log`` went on one of ``streams`` (and, where
     ``taken``, the indices the function took of staging, holds one, through one buffer): the
     other one never used, so each wait before a refill waited for the copy just queued; the
-    cause named where ``fn``'s code takes a buffer or stream at ``name % 2``, name stepping
+    cause named where ``fn``'s code queues the copy on a fixed stream though the buffers take
+    turns (``_fixed_stream``), or takes a buffer or stream at ``name % 2``, name stepping
     through a range by the ``chunk``, an even number (lo); else None."""
     used = [s for what, s in log if what == "copy"]
     if len(used) < 2 or any(s is not used[0] for s in used) or not any(
@@ -89,6 +90,9 @@ def one_way_only(log, streams, taken, chunk, fn):
         return None
     k = next(i for i, s in enumerate(streams) if s is used[0])
     bufs = {t for t in taken if isinstance(t, int)}
+    if len(bufs) != 1 and (told := _fixed_stream(fn, k, [s for what, s in log if what == "wait"
+                                                          and s is streams[1 - k]])):
+        return told
     way, other = ((f"staging[{min(bufs)}] on streams[{k}]", "buffer and stream were")
                   if len(bufs) == 1 else (f"streams[{k}]", "stream was"))
     why = _parity(fn, chunk) if chunk % 2 == 0 else ""
@@ -97,6 +101,49 @@ def one_way_only(log, streams, taken, chunk, fn):
             "ran beside a copy", "number the chunks, for c, lo in enumerate(range(0, n, chunk)), "
             "and take chunk c's buffer and stream by that number: staging[c % 2], "
             "streams[c % 2] (0, 1, 0, 1, ...)")
+
+
+def _fixed_stream(fn, k, idle):
+    """(problem, hint) where ``fn``'s code queues its copy on one stream, ``streams[k]`` (a
+    constant index), while the buffers take turns: named with the call and the name the code
+    gives chunk c's stream where it has one (s = streams[c % 2]); ``idle``, the waits for the
+    stream that got no copy. None where the code does not show it."""
+    code = code_of(fn)
+    calls = [n for n in ast.walk(code.tree) if isinstance(n, ast.Call)
+             and getattr(n.func, "attr", "") == "memcpy_htod_async"] if code else []
+    call, given = next(((n, g) for n in calls for g in [*n.args[2:3], *(
+        w.value for w in n.keywords if w.arg == "stream")] if isinstance(g, ast.Subscript)
+        and isinstance(g.slice, ast.Constant) and g.slice.value == k), (None, None))
+    if call is None:
+        return None
+    fixed, many = ast.unparse(given), ast.unparse(given.value)
+    named = next((n for n in ast.walk(code.tree) if isinstance(n, ast.Assign)
+                  and len(n.targets) == 1 and isinstance(n.targets[0], ast.Name)
+                  and isinstance(n.value, ast.Subscript) and ast.unparse(n.value.value) == many
+                  and isinstance(n.value.slice, ast.BinOp)
+                  and isinstance(n.value.slice.op, ast.Mod)), None)
+    own = named.targets[0].id if named else f"{many}[c % 2]"
+    chosen = f"{own} = {ast.unparse(named.value)} ({code.at(named)})" if named else own
+    nothing = (f"waiting for {many}[{1 - k}] before refilling staging[{1 - k}] waited for "
+               f"nothing, and " if idle else "")
+    return (f"d holds h, but every copy was queued on {fixed} ({code.quoted(call)}), not on "
+            f"chunk c's stream, {chosen}: the copies out of staging[{1 - k}] ran on {fixed} too, "
+            f"so {nothing}each wait for {fixed} waited for the copy just queued, out of the "
+            "other buffer: no filling ran beside a copy", f"queue chunk c's copy on {own}: "
+            f"{ast.unparse(call.func)}({', '.join(map(ast.unparse, call.args[:2]))}, {own})")
+
+
+def _stepped(loop):
+    """(the name a for ``loop`` steps through a range(start, stop, step), as itself or as the
+    second name of enumerate's pairs, the step's text); None for another loop."""
+    it, target = loop.iter, loop.target
+    if (isinstance(it, ast.Call) and ast.unparse(it.func) == "enumerate" and it.args
+            and isinstance(target, ast.Tuple) and len(target.elts) == 2):
+        it, target = it.args[0], target.elts[1]
+    if (isinstance(it, ast.Call) and ast.unparse(it.func) == "range" and len(it.args) == 3
+            and isinstance(target, ast.Name)):
+        return target.id, ast.unparse(it.args[2])
+    return None
 
 
 def _parity(fn, chunk):
@@ -109,12 +156,9 @@ def _parity(fn, chunk):
                 and isinstance(node.slice.op, ast.Mod) and isinstance(node.slice.left, ast.Name)
                 and ast.unparse(node.slice.right) == "2"):
             name = node.slice.left.id
-            for loop in (n for n in ast.walk(code.tree) if isinstance(n, ast.For)):
-                ranges = [c for c in ast.walk(loop.iter) if isinstance(c, ast.Call)
-                          and ast.unparse(c.func) == "range" and len(c.args) == 3]
-                if ranges and name in {t.id for t in ast.walk(loop.target)
-                                       if isinstance(t, ast.Name)}:
-                    return (f": {name} % 2 is 0 for every chunk ({code.quoted(node)}), since "
-                            f"{name} steps by {ast.unparse(ranges[0].args[2])} = {chunk:,}, an "
-                            "even number")
+            step = next((s for loop in ast.walk(code.tree) if isinstance(loop, ast.For)
+                         and (s := _stepped(loop)) and s[0] == name), None)
+            if step:
+                return (f": {name} % 2 is 0 for every chunk ({code.quoted(node)}), since "
+                        f"{name} steps by {step[1]} = {chunk:,}, an even number")
     return ""

@@ -48,6 +48,13 @@ WRONG = {
                      "slice's end is exclusive, x[lo:hi] leaves out x[hi], so x[499] and x[1000] "
                      "were in no share",
                      "drop the - 1: hi = (k + 1) * len(x) // n, where the next share starts"),
+    # blind audit AK (was '2 of the 1001 elements were in no share ... Hint: device k's share is
+    # x[lo:hi], ...', which and why not named): lo one past the previous share's hi, + 1
+    "lo_plus_one": ([(BOUNDS, "lo, hi = k * len(x) // n + 1, (k + 1) * len(x) // n")],
+                    "each share started one element late: device 0's share was x[1:500], where "
+                    "it is x[0:500], and device 1's x[501:1001], where it is x[500:1001], as lo = "
+                    "k * len(x) // n + 1 gives",
+                    "drop the + 1: lo = k * len(x) // n, the previous share's hi"),
     # blind audit TJB-split_sum-1: the shares sliced x[lo:hi + 1] (was 'the shares hold 1002
     # elements for 1001: some were summed twice ... Hint: device k's share is x[lo:hi], ...')
     "sliced_to_hi_plus_one": ([("share = gpuarray.to_gpu(x[lo:hi])",
@@ -280,7 +287,7 @@ SPLIT_MISTAKES = {"device_0_alone", "tail_left_out", "shares_overlap", "outside_
                   "skip_test_on_the_whole_x",
                   "devices_take_turns", "read_outside_its_context", "total_assigned_not_added",
                   "partial_sums_added_as_gpuarrays", "hi_without_parentheses",
-                  "hi_from_lo_plus_len_over_n", "hi_minus_one", "share_size_rounded",
+                  "hi_from_lo_plus_len_over_n", "hi_minus_one", "lo_plus_one", "share_size_rounded",
                   "collected_inside_the_launch_loop", "last_device_left_out",
                   "sliced_to_hi_plus_one", "every_share_to_sums_0", "n_from_len_x",
                   "return_inside_the_collecting_loop", "divided_by_the_devices",

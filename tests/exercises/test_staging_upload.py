@@ -140,6 +140,14 @@ WRONG = {
                                 {"problem": ("every chunk went through staging[0] on streams[0]",
                                              "lo % 2 is 0 for every chunk"),
                                  "hint": "for c, lo in enumerate(range(0, n, chunk))"}),
+    # blind audit AK (was 'd holds h, but every chunk went through streams[0] ...: c % 2 is 0
+    # for every chunk ... Hint: number the chunks ...', chunks it numbered): every copy queued on
+    # streams[0], not on the chunk's stream s, though buffers and waits alternate
+    "copies_all_on_streams_0": (right_but((COPY, COPY.replace(", s)", ", streams[0])"))),
+                                {"problem": ("every copy was queued on streams[0] (line 10 of "
+                                             "your cell (" + COPY.replace(", s)", ", streams[0])")
+                                             + ")), not on chunk c's stream, s = streams[c % 2] (line 7"),
+                                 "hint": "queue chunk c's copy on s: " + COPY}),
     # blind audit AE (was 'd holds h, but before filling each chunk the host waited for the copy
     # it had just queued (the other stream's) ... Hint: ... not for the other stream', a wait
     # that was right): the final wait for both streams indented into the chunk loop
