@@ -21,7 +21,7 @@ from helpers.exercises.backproject_range_models import (
     interleaved_points, n_too_large, planes_apart, points_unwritten, range_anded, some_planes_nan,
     wrong_models)
 from helpers.exercises.backproject_range_ends import ends_dropped
-from helpers.exercises.backproject_range_overwritten import nans_overwritten
+from helpers.exercises.backproject_range_overwritten import nans_at_plane_starts, nans_overwritten
 from helpers.exercises.backproject_range_rows import block_sides_swapped, v_steps_by_the_width
 from helpers.exercises.backproject_range_scale import scale_ignored
 from helpers.exercises.common import Input, Output, close
@@ -146,6 +146,7 @@ def _mistakes(case, run):
     yield from points_unwritten(run.out.unwritten, got, kept)
     yield from interleaved_nans(run.out.unwritten, got, kept)
     yield from interleaved_points(got, want)
+    yield from nans_at_plane_starts(run.out.unwritten, got, kept)
     yield from _unwritten(run.out.unwritten, case, kept, run.kernel)
     yield from matches(got, _wrong_depths(depth, intrinsics, low),
                        lambda got, model: np.allclose(got, model, 1e-5, 1e-6, equal_nan=True))

@@ -2,12 +2,14 @@
 (``helpers.exercises.backproject_range``): a branch that writes the NaNs but goes on to X, Y and
 Z, for every pixel that is not a point, or for the out-of-range ones alone (the range test's own
 branch with no return), told from a kernel with no range filter by its stores, traced on the
-simulator."""
+simulator; and the other way round, the NaNs of every pixel that is not a point stored over pixel
+0's place, their index without + i."""
 
 from __future__ import annotations
 
 import numpy as np
 
+from helpers.exercises.backproject_range_models import NAN_HINT
 from helpers.exercises.common import close
 from helpers.exercises.microscope import accesses_of
 
@@ -45,3 +47,26 @@ def nans_overwritten(kernels, got, kept, raw, small):
            'return after writing the NaNs: if (z < z_min || z > z_max) { xyz[i] = xyz[n + i] = '
            'xyz[2 * n + i] = nanf(""); return; } (or join the tests in one if: depth[i] == 0 || '
            "z < z_min || z > z_max)")
+
+
+def nans_at_plane_starts(unwritten, got, kept):
+    """(problem, hint) where some planes' NaNs went to the plane's start (xyz[0], xyz[n],
+    xyz[2 * n]), pixel 0's place, as stores that lack + i make: in those planes every pixel that is
+    not a point but pixel 0 never written, pixel 0 NaN; every point written, the other planes' NaNs
+    in place."""
+    rest = ~kept.ravel()
+    rest[0] = False
+    if not rest.any() or unwritten[:, kept].any():
+        return
+    flat = [plane.ravel() for plane in got]
+    lost = [p for p in range(3) if unwritten[p].ravel()[rest].all() and np.isnan(flat[p][0])]
+    if not lost or not all(np.isnan(got[p][~kept]).all() for p in range(3) if p not in lost):
+        return
+    names = " and ".join("XYZ"[p] for p in lost)
+    places = " and ".join(("xyz[0]", "xyz[n]", "xyz[2 * n]")[p] for p in lost)
+    point, aside = (" though it is a point", "") if kept.flat[0] else ("", " (pixel 0 aside)")
+    yield (f"the {names} NaNs of the pixels that are not points all went to {places}, pixel 0's "
+           f"{names}, as stores whose index lacks + i: pixel 0 (u = 0, v = 0) came out "
+           f"NaN{point}, and the {int(rest.sum())} pixels that are not points{aside} never had "
+           f"their own {names} written",
+           "add the pixel's index i to each plane's start: " + NAN_HINT)

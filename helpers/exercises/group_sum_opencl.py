@@ -27,7 +27,8 @@ from helpers.exercises.group_sum_opencl_models import (GROUP, _added_upward, _as
                                                        global_fences, halved_interleaved,
                                                        indexed_by_the_number_of_groups,
                                                        load_at_the_local_id, private_tile,
-                                                       returned_in_the_fold)
+                                                       returned_in_the_fold,
+                                                       stored_past_the_last_slot)
 from helpers.exercises.hidden import awkward
 from helpers.exercises.kernel import Launch
 from helpers.exercises.opencl_kernel import OpenCLExercise, code_line, kernel_code
@@ -68,6 +69,7 @@ def _mistakes(n, run, reports):
         if set(out.past.tolist()) <= set(range(0, _groups(n) * GROUP, GROUP)):
             yield ("work-item 0 of group g stored its sum at partial[g * 128], its global id, "
                    "past the end of partial", STORE_HINT)
+        yield from stored_past_the_last_slot(out, kernel_code(run.kernel))
         yield f"values were written past the end of partial ({_groups(n)} sums)", STORE_HINT
     if _groups(n) > 1 and out.unwritten[1:].all() and out.got[0] == _sums(x)[0].sum():
         yield from _store_on_the_global_id(kernel_code(run.kernel))

@@ -270,3 +270,22 @@ def global_fences(code):
                 "barrier(CLK_LOCAL_MEM_FENCE)", "use barrier(CLK_LOCAL_MEM_FENCE) after the "
                 "load and after each step of the fold (a GPU that waits anyway hides it)")
     return None
+
+
+def stored_past_the_last_slot(out, code):
+    """Every sum unwritten and the one place past them written: every work-group stored at the
+    same index, the number of work-groups (get_num_groups(0), the same for every group), where its
+    own number belongs; the store's index named as the code writes it."""
+    groups = out.got.size
+    if not out.unwritten.all() or set(out.past.tolist()) != {groups}:
+        return
+    store = re.search(r"\bpartial\s*\[([^\]]*)\]\s*=(?!=)", code)
+    place = " ".join(store.group(1).split()) if store else str(groups)
+    said = f" (partial[{place}])" if place != str(groups) else ""
+    why = (f"get_num_groups(0) is how many work-groups there are ({groups})"
+           if "get_num_groups" in place else f"{groups} is the number of work-groups")
+    slots = f"partial[0] to partial[{groups - 1}] were" if groups > 1 else "partial[0] was"
+    yield (f"every work-group stored its sum at partial[{groups}]{said}: {why}, the same for "
+           f"every group, one past the last slot, so {slots} never written",
+           "each work-group stores at its own number, get_group_id(0) (0 to get_num_groups(0) - "
+           "1): partial[get_group_id(0)] = tile[0]")

@@ -331,16 +331,37 @@ def _build_mistake(path, source):
     """(problem, hint) for a build error: CUDA's words in OpenCL C, or a pointer parameter
     without an address space, the mistakes a port from CUDA makes most; else the compiler's
     first message."""
-    source = re.sub(r"//[^\n]*|/\*.*?\*/", " ", source, flags=re.S)
+    source = re.sub(r"//[^\n]*|/\*.*?\*/", lambda m: " " + "\n" * m.group().count("\n"),
+                    source, flags=re.S)   # every line kept where it was
     cuda = _cuda_words(source)
     if not cuda:
-        return f"{path} does not build", _build_hint(source)
+        return _const_stored(path, source) or (f"{path} does not build", _build_hint(source))
     hint = ", ".join(f"{c} is {o}" for c, o in cuda.items())
     if {"threadIdx.x", "blockIdx.x", "blockDim.x"} <= set(cuda):
         hint = ("a work-item's global index is get_global_id(0) (get_global_id(1) for y), what "
                 "blockIdx.x * blockDim.x + threadIdx.x computes in CUDA; " + hint)
     return (f"{path} does not build: it uses CUDA's {', '.join(cuda)}, which OpenCL C does not "
             "know", "in OpenCL C, " + hint)
+
+
+def _const_stored(path, source):
+    """(problem, hint) of a store into a pointer parameter declared const (``name[...] =``, or
+    ``+=`` and the like), the output declared as the input is: a build error; None if none."""
+    m = re.search(r"__kernel\s+void\s+\w+\s*\(([^)]*)\)", source)
+    for param in m.group(1).split(",") if m else []:
+        words = re.findall(r"\w+", param)
+        if "*" not in param or "const" not in words:
+            continue
+        name, decl = words[-1], " ".join(param.split())
+        store = re.compile(rf"\b{name}\s*\[[^;=]*\]\s*([-+*/%&|^]?=)(?!=)").search(source,
+                                                                                   m.end())
+        if store:
+            target = " ".join(store.group()[:store.start(1) - store.start()].split())
+            return (f"{path} does not build: line {code_line(source, store.start())} stores into "
+                    f"{name} ({target} {store.group(1)} ...), but {name} is declared {decl}: const "
+                    "is for a buffer the kernel only reads", "declare the output without const: "
+                    + re.sub(r"\bconst\s+", "", decl))
+    return None
 
 
 def _build_hint(source):

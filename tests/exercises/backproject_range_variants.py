@@ -1,6 +1,8 @@
 """The back-projection exercise's right kernels written otherwise, for
 tests/exercises/test_backproject_range.py: the solution (KERNEL) and RIGHT (name -> the
-replacements in the solution), each of which must pass."""
+replacements in the solution), each of which must pass; and MARKS, wrong kernels that mark the
+pixels that are not points in the wrong places or with the wrong values (name -> (replacements, a
+piece of the expected verdict, or a list of pieces)), a part of the test's WRONG."""
 
 from kernel_sources import solution
 
@@ -22,4 +24,40 @@ RIGHT = {
 }
 """)],
     "nan_from_a_division": [('nanf("")', "0.0f / 0.0f")],
+}
+
+NAN = '        xyz[i] = xyz[n + i] = xyz[2 * n + i] = nanf("");\n'
+
+# Wrong: the marks of the pixels that are not points misplaced or not NaN.
+MARKS = {
+    # blind audit R4 (was '731 of 1665 pixels were never written ... Hint: every pixel needs a
+    # thread: u = ...'): the NaN stored as an interleaved point
+    "nan_as_an_interleaved_point": ([(NAN, '        xyz[3 * i] = xyz[3 * i + 1] = xyz[3 * i + 2] '
+                                           '= nanf("");\n')],
+                                    "the NaNs of the pixels that are not points went to xyz[3 * "
+                                    "i], xyz[3 * i + 1] and xyz[3 * i + 2]"),
+    # blind audit TVA-backproject_range-1 (was 'at some pixels only some of X, Y and Z are NaN
+    # ... Hint: ... write nanf("") into xyz[i], xyz[n + i] and xyz[2 * n + i]'): every point,
+    # its NaNs too, stored side by side at xyz[3 * i + c] (NumPy's (N, 3) layout)
+    "points_interleaved": ([('xyz[i] = xyz[n + i] = xyz[2 * n + i] = nanf("");',
+                             'xyz[3 * i] = xyz[3 * i + 1] = xyz[3 * i + 2] = nanf("");'),
+                            ("xyz[i] = (u - cx) * z / fx;", "xyz[3 * i] = (u - cx) * z / fx;"),
+                            ("xyz[n + i] = (v - cy) * z / fy;", "xyz[3 * i + 1] = (v - cy) * z / fy;"),
+                            ("xyz[2 * n + i] = z;", "xyz[3 * i + 2] = z;")],
+                           ["every pixel's X, Y and Z went side by side to xyz[3 * i], xyz[3 * i + 1] "
+                            "and xyz[3 * i + 2]", "three planes of n = width * height floats",
+                            "xyz[i] = X, xyz[n + i] = Y, xyz[2 * n + i] = Z"]),
+    # blind audit AK (was 'at the pixels that are not points, only X got NaN: Y and Z were never
+    # written there'): the Y and Z NaN stores without + i, xyz[n] and xyz[2 * n], pixel 0's
+    "nan_planes_without_i": ([(NAN, '        xyz[i] = xyz[n] = xyz[2 * n] = nanf("");\n')],
+                             ["the Y and Z NaNs of the pixels that are not points all went to "
+                              "xyz[n] and xyz[2 * n], pixel 0's Y and Z",
+                              "Hint: add the pixel's index i to each plane's start"]),
+    # blind audit X7 (was '246 pixels with no measurement (depth 0) were kept as points (at X = Y
+    # = Z = 0, the camera's centre)'): no point marked with INFINITY
+    "marked_with_infinity": ([('= nanf("");', "= INFINITY;")],
+                             "the 849 pixels that are not points hold infinity (INFINITY), not NaN"),
+    # blind audit AF (was '246 pixels with no measurement ... kept as points'): marks 0.0f, not NaN
+    "marked_with_zero": ([('= nanf("");', "= 0.0f;")], ["the 849 pixels that are not points hold 0 "
+                         "in X, Y and Z, not NaN", 'Hint: mark them NaN, not 0: write nanf("")']),
 }

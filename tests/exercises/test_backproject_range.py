@@ -5,7 +5,7 @@ shipped solution, all compiled as one module)."""
 import numpy as np
 import pytest
 
-from backproject_range_variants import KERNEL, RIGHT
+from backproject_range_variants import KERNEL, MARKS, NAN, RIGHT
 from kernel_sources import compile_variant_pairs, simulator_only, stable_file, variant
 
 from helpers.exercises.backproject_range import (
@@ -15,7 +15,6 @@ GUARD = "    if (u >= width || v >= height)\n        return;\n"
 INDEX_U = "int u = blockIdx.x * blockDim.x + threadIdx.x;"
 INDEX_V = "int v = blockIdx.y * blockDim.y + threadIdx.y;"
 FILTER = "if (depth[i] == 0 || z < z_min || z > z_max) {"
-NAN = '        xyz[i] = xyz[n + i] = xyz[2 * n + i] = nanf("");\n'
 X = "    xyz[i] = (u - cx) * z / fx;\n"
 Y = "    xyz[n + i] = (v - cy) * z / fy;\n"
 Z = "    xyz[2 * n + i] = z;\n"
@@ -173,30 +172,7 @@ WRONG = {
                                      "    " + X + "    " + Y + "    }\n" + Z)],
                                    ["X and Y are NaN, Z not: Z holds the pixel's depth z",
                                     "Hint: write nanf(\"\") into the Z plane there too"]),
-    # blind audit R4 (was '731 of 1665 pixels were never written ... Hint: every pixel needs a
-    # thread: u = ...'): the NaN stored as an interleaved point
-    "nan_as_an_interleaved_point": ([(NAN, '        xyz[3 * i] = xyz[3 * i + 1] = xyz[3 * i + 2] '
-                                           '= nanf("");\n')],
-                                    "the NaNs of the pixels that are not points went to xyz[3 * "
-                                    "i], xyz[3 * i + 1] and xyz[3 * i + 2]"),
-    # blind audit TVA-backproject_range-1 (was 'at some pixels only some of X, Y and Z are NaN
-    # ... Hint: ... write nanf("") into xyz[i], xyz[n + i] and xyz[2 * n + i]'): every point,
-    # its NaNs too, stored side by side at xyz[3 * i + c] (NumPy's (N, 3) layout)
-    "points_interleaved": ([('xyz[i] = xyz[n + i] = xyz[2 * n + i] = nanf("");',
-                             'xyz[3 * i] = xyz[3 * i + 1] = xyz[3 * i + 2] = nanf("");'),
-                            ("xyz[i] = (u - cx) * z / fx;", "xyz[3 * i] = (u - cx) * z / fx;"),
-                            ("xyz[n + i] = (v - cy) * z / fy;", "xyz[3 * i + 1] = (v - cy) * z / fy;"),
-                            ("xyz[2 * n + i] = z;", "xyz[3 * i + 2] = z;")],
-                           ["every pixel's X, Y and Z went side by side to xyz[3 * i], xyz[3 * i + 1] "
-                            "and xyz[3 * i + 2]", "three planes of n = width * height floats",
-                            "xyz[i] = X, xyz[n + i] = Y, xyz[2 * n + i] = Z"]),
-    # blind audit X7 (was '246 pixels with no measurement (depth 0) were kept as points (at X = Y
-    # = Z = 0, the camera's centre)'): no point marked with INFINITY
-    "marked_with_infinity": ([('= nanf("");', "= INFINITY;")],
-                             "the 849 pixels that are not points hold infinity (INFINITY), not NaN"),
-    # blind audit AF (was '246 pixels with no measurement ... kept as points'): marks 0.0f, not NaN
-    "marked_with_zero": ([('= nanf("");', "= 0.0f;")], ["the 849 pixels that are not points hold 0 "
-                         "in X, Y and Z, not NaN", 'Hint: mark them NaN, not 0: write nanf("")']),
+    **MARKS,
     "y_plane_forgotten": ([(Y, ""), (NAN, '        xyz[i] = xyz[2 * n + i] = nanf("");\n')],
                           "the Y plane of xyz was never written"),
     "nothing_written": ([(NAN, ""), (X + Y + Z, "")], "nothing was written"),
@@ -344,7 +320,9 @@ WRONG = {
                                      "if (u >= width || v >= height) return; up"]),
 }
 SIMULATOR_ONLY = {"nan_as_an_interleaved_point": "a NaN at xyz[3 * i + c] that is a point's place "
-                                                  "races with that point's store on a GPU"}
+                                                  "races with that point's store on a GPU",
+                  "nan_planes_without_i": "every dropped pixel's NaN at xyz[n] and xyz[2 * n] races "
+                                          "with pixel 0's own stores there on a GPU"}
 @pytest.fixture(scope="module")
 def kernels():
     return compile_variant_pairs("backproject_range", {

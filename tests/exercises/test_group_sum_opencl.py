@@ -52,6 +52,15 @@ WRONG = {
                              "accesses outside a buffer", "t < stride", "outside"),
     "stored_at_the_global_id": ([("partial[get_group_id(0)]", "partial[get_global_id(0)]")],
                                 "stored its sum at partial[g * 128]", "get_group_id(0)", ""),
+    # blind audit AK (was 'values were written past the end of partial (8 sums) ... Hint: ...
+    # partial[get_group_id(0)] (the group's number, not a work-item's)'): the number of groups
+    "stored_at_the_number_of_groups": ([("partial[get_group_id(0)]", "partial[get_num_groups(0)]")],
+                                       ["every work-group stored its sum at partial[8] "
+                                        "(partial[get_num_groups(0)]): get_num_groups(0) is how "
+                                        "many work-groups there are (8), the same for every "
+                                        "group, one past the last slot", "partial[0] to "
+                                        "partial[7] were never written"],
+                                       "partial[get_group_id(0)] = tile[0]", ""),
     "stored_at_the_local_id": ([("partial[get_group_id(0)]", "partial[t]")],
                                "sums were never written", "get_group_id(0)", ""),
     "fold_runs_upward": ([("stride = GROUP / 2; stride > 0; stride /= 2",
@@ -323,7 +332,8 @@ def test_each_mistake_gets_its_verdict(ctx, name, capsys):
         problem = ("only the last work-group's sum is wrong" if oclgrind_only == "unset" else
                    "sums are wrong")
     assert verdict.passed is False
-    assert problem in verdict.problem and hint in verdict.hint, verdict
+    problems = [problem] if isinstance(problem, str) else problem   # a piece or pieces
+    assert all(words in verdict.problem for words in problems) and hint in verdict.hint, verdict
 
 
 def test_a_store_that_adds_is_named_whatever_nan_it_made(ctx, monkeypatch, capsys):

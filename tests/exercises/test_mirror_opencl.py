@@ -299,3 +299,15 @@ def test_each_mistake_gets_its_verdict(ctx, name, capsys):
 def test_the_grader_s_cases_pass_the_solution(capsys):
     verdict = check_mirror_opencl("solutions/mirror.cl", hidden=7)
     assert verdict.passed and "2 cases of the grader's own" in verdict.problem, verdict
+
+
+# blind audit AK (was '... does not build. Hint: read the compiler's first error ...'): the
+# output declared const, copied from the input's declaration, so the store into it cannot build
+def test_the_output_declared_const_is_named(tmp_path, capsys):
+    bad = tmp_path / "mirror.cl"
+    bad.write_text(SOLUTION.replace("__global float *out", "__global const float *out"))
+    assert check_mirror_opencl(str(bad)).passed is False
+    out = capsys.readouterr().out
+    assert "line 15 stores into out (out[y * width + x] = ...), but out is declared __global " \
+           "const float *out: const is for a buffer the kernel only reads" in out, out
+    assert "Hint: declare the output without const: __global float *out" in out, out
