@@ -323,11 +323,11 @@ def _redeclared(d, where, source):
 
 
 def _no_match(d, where, source):
-    """An atomic given the value to update where it takes its address: atomicMin(range[0], d)."""
-    name = d.names[0] if d.names else ""
-    first = d.operands[0] if d.operands else ""
+    """An atomic given the value to update where it takes its address: atomicMin(range[0], d); an
+    accumulator stored without its layout (``fragment_types.stored_without_layout``)."""
+    name, first = (d.names[0] if d.names else ""), (d.operands[0] if d.operands else "")
     if not name.startswith("atomic") or not d.types or "*" in d.types[0] or not first:
-        return None
+        return fragment_types.stored_without_layout(d, where)
     rest = "".join(f", {o}" for o in d.operands[1:])
     return (f"{where} gives {name} {first}, the value to update, where it takes that value's "
             f"address (a pointer): {d.expression}", f"pass the address: {name}(&{first}{rest})")

@@ -4,7 +4,8 @@ the wrong kind (``fragment_roles``), a matrix_a or matrix_b fragment of float or
 16-bit shape, one of half in another shape (16, 16, 8: TF32's), an accumulator of double, or one
 declared with a layout.
 ``refused(records, path, source)`` gives the verdict's (problem, hint), or None for anything else
-mma.h refuses; ``compile_errors`` reads it."""
+mma.h refuses; ``compile_errors`` reads it, and ``stored_without_layout`` for a "no matching
+function" record (an accumulator's store given no layout)."""
 
 from __future__ import annotations
 
@@ -258,6 +259,23 @@ def _half_accumulator(d, path):
             "float belongs", f"declare the accumulator float, as {memory} is: wmma::fragment<wmma::"
             f"accumulator, {shape}, float> {name if args[1:] else 'c'}; (the tensor cores take "
             "16-bit inputs and add their products in float, in the accumulator: mixed precision)")
+
+
+def stored_without_layout(d, where):
+    """store_matrix_sync(C, c, 16) of an accumulator, no overload taking three arguments (a
+    "no matching function" record): the layout C is stored in left out, as the loads of matrix_a
+    and matrix_b fragments leave it; None for any other call."""
+    if d.names[:1] != ("store_matrix_sync",) or len(d.operands) != 3 or \
+            not any("wmma::accumulator" in t for t in d.types):
+        return None
+    memory, name, ld = d.operands
+    root = re.match(r"[A-Za-z_]\w*", memory)
+    return (f"{where}'s {d.expression} stores {name}, an accumulator fragment, without a layout: "
+            "store_matrix_sync takes a fourth argument, the layout the tile is stored in, since "
+            "an accumulator fragment has none of its own (only matrix_a and matrix_b fragments "
+            "have theirs in their type, so their loads take none)",
+            f"give the layout {root[0] if root else 'C'} is stored in: wmma::store_matrix_sync({memory}, {name}, {ld}, "
+            "wmma::mem_row_major) (wmma::mem_col_major for one stored column after column)")
 
 
 def _loaded_from(records, use: str) -> str:

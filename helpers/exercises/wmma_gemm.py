@@ -17,10 +17,15 @@ from helpers.exercises import wmma_tile
 from helpers.exercises.common import NEVER_SET, Input, Output
 from helpers.exercises.kernel import KernelExercise, Launch
 from helpers.exercises.verdict import matches
+from helpers.exercises.microscope import observed_launch
 from helpers.exercises.wmma_gemm_models import (LOOKALIKES, a_tile_moved_down, block_index_added,
-                                                past_by_row_m, tile_read, warp_is_the_lane)
+                                                past_by_row_m, tile_col_by_16, tile_read,
+                                                warp_is_the_lane)
+from helpers.exercises.wmma_partial_k_crashes import warp_without_tile
 
-CASES = [(48, 80, 32), (32, 48, 64), (16, 160, 48)]  # (M, K, N): 6, 8 and 3 tiles of C
+# (M, K, N): 6, 8 and 3 tiles of C; the first again on the simulator, A and B without the zeros
+# after them, where the warps past the last tile read past A unless they return before the loop
+CASES = [(48, 80, 32), (32, 48, 64), (16, 160, 48), (48, 80, 32, "observe")]
 PAD = 4096  # zeros after each input, for a fragment that reads past its matrix
 
 
@@ -30,7 +35,7 @@ def _draw(rng):
 
 
 def _launch(case):
-    m, k, n = case
+    m, k, n = case[:3]
     rng = np.random.default_rng(m * 1000 + k + n)
     a = rng.uniform(-1, 1, (m, k)).astype(np.float16)
     b = rng.uniform(-1, 1, (k, n)).astype(np.float16)
@@ -91,11 +96,21 @@ C_HINT = ("C's tile (tile_row, tile_col) starts at C + tile_row * 16 * N + tile_
           "from one row to the next is N elements")
 
 
+LOADED = ("loaded A's rows tile_row * 16", "only the store was guarded (its return, or if, after "
+          "the loop over k), so the warps with no tile still ran the loop's loads",
+          "return before the loop: if (tile_row >= M / 16) return; right after tile_row is "
+          "computed: the whole warp leaves, so the wmma calls still see all 32 lanes of every "
+          "warp that stays")
+"""``warp_without_tile``'s words here: what a warp with no tile did, why, the hint."""
+
+
 def _refine(failure):
     err = failure.error
+    if (no_tile := warp_without_tile(failure, LOADED)) is not None:
+        yield no_tile
     if failure.kind == "out of bounds" and err.is_write:   # C is the one it writes
         yield C_HINT
-    yield from _tile_col_by_16(failure)
+    yield from tile_col_by_16(failure)
     yield from _warp_of_16(failure)
     yield from warp_is_the_lane(failure)
     yield from a_tile_moved_down(failure)
@@ -130,24 +145,6 @@ def _warp_of_16(failure):
                    "warp's lanes", "a warp is 32 threads: warp = (blockIdx.x * blockDim.x + "
                    "threadIdx.x) / 32, and all 32 lanes work on the warp's one tile")
             return
-
-
-def _tile_col_by_16(failure):
-    """A read past B whose column of tiles, its element // (16 * K) (B by columns: 16 * K
-    elements a column of tiles), is the crashing warp's warp % 16, past N / 16: tile_col taken
-    modulo a tile's 16 columns where it is modulo the tiles a row of C holds."""
-    err = failure.error
-    if (failure.kind != "out of bounds" or err.is_write is not False or err.offset is None
-            or not failure.launch or not failure.block or not err.block or not err.thread):
-        return
-    k, n = (int(x) for x in failure.launch.args[4:6])
-    warp = (err.block[0] * failure.block[0] + err.thread[0]) // 32
-    tile_col = err.offset // 2 // (16 * k)   # halves, from B's start
-    if n // 16 <= tile_col == warp % 16 != warp % (n // 16):
-        yield (f"warp {warp} read B's column of tiles {tile_col} = warp % 16, but B holds N / 16 "
-               f"= {n // 16} (the read past B's end): tile_col was taken modulo 16, a tile's "
-               "width, where a row of C holds N / 16 tiles",
-               "tile_col = warp % (N / 16), as tile_row = warp / (N / 16)")
 
 
 def _c_rows_apart(run, case, stored):
@@ -388,10 +385,11 @@ EXERCISE = KernelExercise(
     signature="const half *A, const half *B, float *C, int M, int K, int N",
     cases=CASES, draw=_draw, launch=_launch, mistakes=_mistakes, refine=_refine,
     no_extern_c=True, simulated="launches the kernel with K = 0",
+    observed=observed_launch(_launch, _refine), observed_as="race-checked",
     where=lambda case: "with M = {}, K = {}, N = {}".format(*case),
     crash_hint="each tile starts inside its matrix: A + tile_row * 16 * K + k, "
                "B + tile_col * 16 * K + k",
-    success=f"C = A B with B stored by columns, one warp a tile, for {len(CASES)} shapes "
+    success=f"C = A B with B stored by columns, one warp a tile, for {len(CASES) - 1} shapes "
             "(M, K, N unequal)")
 
 check_wmma_gemm = EXERCISE.check_file          # (path="exercises/wmma_gemm.cu")

@@ -1,7 +1,8 @@
 """The known wrong kernels of ``helpers.exercises.wmma_gemm`` (C = A B, one warp a 16 x 16 tile
 of C, B stored by columns) that its ``_product`` models: each as the model's arguments from the
 case (M, K, N), with its problem and hint (``LOOKALIKES``); the block's index added to the warp's
-number (``block_index_added``); the warp's number taken as the lane (``warp_is_the_lane``); the
+number (``block_index_added``); the warp's number taken as the lane (``warp_is_the_lane``), or
+tile_col modulo 16 (``tile_col_by_16``); the
 tile a load reads (``tile_read``) and the elements past C that
 the warps of the rows of tiles past it store (``past_by_row_m``)."""
 
@@ -236,3 +237,21 @@ def a_tile_moved_down(failure):
            f"past A's {m} rows, and the warps of tile_row 0 read wrong values without crashing",
            "A's tile (tile_row, k / 16) starts at A + tile_row * 16 * K + k: tile_row * 16 * K "
            "moves down to the tile's rows, k along them")
+
+
+def tile_col_by_16(failure):
+    """A read past B whose column of tiles, its element // (16 * K) (B by columns: 16 * K
+    elements a column of tiles), is the crashing warp's warp % 16, past N / 16: tile_col taken
+    modulo a tile's 16 columns where it is modulo the tiles a row of C holds."""
+    err = failure.error
+    if (failure.kind != "out of bounds" or err.is_write is not False or err.offset is None
+            or not failure.launch or not failure.block or not err.block or not err.thread):
+        return
+    k, n = (int(x) for x in failure.launch.args[4:6])
+    warp = (err.block[0] * failure.block[0] + err.thread[0]) // 32
+    tile_col = err.offset // 2 // (16 * k)   # halves, from B's start
+    if n // 16 <= tile_col == warp % 16 != warp % (n // 16):
+        yield (f"warp {warp} read B's column of tiles {tile_col} = warp % 16, but B holds N / 16 "
+               f"= {n // 16} (the read past B's end): tile_col was taken modulo 16, a tile's "
+               "width, where a row of C holds N / 16 tiles",
+               "tile_col = warp % (N / 16), as tile_row = warp / (N / 16)")

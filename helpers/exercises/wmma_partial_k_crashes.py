@@ -7,10 +7,18 @@ simulator's launch): a warp with no tile that went on staging and read past A
 from __future__ import annotations
 
 
-def warp_without_tile(failure):
+STAGED = ("staged A's rows tile_row * 16 + r", "the return for warps past the last tile is gone "
+          "(guarding the store alone leaves the staging to them)", "keep if (tile_row >= M / 16) "
+          "return; before the loop: the whole warp leaves, so __syncwarp() and the wmma calls "
+          "still see all 32 lanes of every warp that stays")
+"""``warp_without_tile``'s words for this exercise: what the warp did, why, the hint."""
+
+
+def warp_without_tile(failure, words=STAGED):
     """(problem, hint) of a read past an input by a warp whose tile_row is past C's last row of
     tiles (warp / (N / 16) >= M / 16): the warp had no tile, yet went on staging (its return
-    taken out, the store alone guarded), A's rows tile_row * 16 + r past M; None otherwise."""
+    taken out, the store alone guarded), A's rows tile_row * 16 + r past M; None otherwise.
+    ``words``: what it did, why and the hint (wmma_gemm's: it loaded A's tiles)."""
     err, launch = failure.error, failure.launch
     if (failure.kind != "out of bounds" or err.is_write is not False or not launch
             or not failure.block or not err.block or not err.thread):
@@ -18,15 +26,13 @@ def warp_without_tile(failure):
     m, _, n = (int(x) for x in launch.args[3:6])
     warp = (err.block[0] * failure.block[0] + err.thread[0]) // 32
     tile_row, first = warp // (n // 16), err.thread[0] // 32 * 32
-    if tile_row < m // 16 or (err.allocation or (0, 0))[1] != launch.args[0].host().nbytes:
+    a = launch.args[0]   # its size with the junk after it, or alone (microscope.exact)
+    if tile_row < m // 16 or (err.allocation or (0, 0))[1] not in (a.host().nbytes, a.values.nbytes):
         return None   # a warp with a tile, or a read past another array than A
+    did, why, hint = words
     return (f"warp {warp} (threads {first} to {first + 31} of block {err.block[0]}) has no tile "
-            f"(tile_row = {tile_row}, M / 16 = {m // 16}), yet it staged A's rows tile_row * 16 + "
-            f"r = {tile_row * 16} to {tile_row * 16 + 15}, past A's {m}, and read past its end: "
-            "the return for warps past the last tile is gone (guarding the store alone leaves "
-            "the staging to them)", "keep if (tile_row >= M / 16) return; before the loop: the "
-            "whole warp leaves, so __syncwarp() and the wmma calls still see all 32 lanes of "
-            "every warp that stays")
+            f"(tile_row = {tile_row}, M / 16 = {m // 16}), yet it {did} = {tile_row * 16} to "
+            f"{tile_row * 16 + 15}, past A's {m}, and read past its end: {why}", hint)
 
 
 def rows_past_the_tile(lane, row):

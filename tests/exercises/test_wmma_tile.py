@@ -295,6 +295,14 @@ DOES_NOT_COMPILE = {
                               ["line 16 gives load_matrix_sync a layout, wmma::mem_col_major, for "
                                "fb, a matrix_b fragment", "only an accumulator's load and store "
                                "take one"], ["wmma::load_matrix_sync(fb, B, 16);"], "fa"),
+    # blind audit AK (was "... does not compile. Hint: read the compiler's first error: it names
+    # the file and line"): the accumulator's store left without its layout, as the loads are
+    "store_without_a_layout": ([("store_matrix_sync(C, fc, 16, wmma::mem_row_major);",
+                                 "store_matrix_sync(C, fc, 16);")],
+                               ["line 18's store_matrix_sync(C, fc, 16) stores fc, an "
+                                "accumulator fragment, without a layout", "an accumulator fragment "
+                                "has none of its own"],
+                               ["wmma::store_matrix_sync(C, fc, 16, wmma::mem_row_major)"], "fa"),
 }
 
 
