@@ -36,7 +36,6 @@ from helpers.exercises.wmma_partial_k_models import (B_TRANSPOSED, STAGINGS, STO
 from helpers.exercises.wmma_partial_k_models import clamped as _clamped
 from helpers.exercises.wmma_partial_k_models import is_close as _is
 from helpers.exercises.wmma_partial_k_models import steps_cut_short as _steps_cut_short
-from helpers.exercises.wmma_partial_k_models import returns_before_block_barriers
 
 # (M, K, N); K % 16 = 8, 6 and 5 (one partial tile); the last on the simulator, race-checked
 CASES = [(32, 40, 48), (16, 70, 32), (48, 5, 16), (32, 40, 48, "observe")]
@@ -385,7 +384,7 @@ EXERCISE = KernelExercise(
     signature="const half *A, const half *B, float *C, int M, int K, int N",
     cases=CASES, draw=_draw, where=_where, launch=_launch, mistakes=_mistakes,
     simulated="runs the race check", observed=observed_launch(_launch, _refine), refine=_refine,
-    observed_as="race-checked", after=returns_before_block_barriers(CASES[0]), crash_hint="stage only elements inside A and B: 0 where k0 + col (A) or k0 + r (B) reaches K",
+    observed_as="race-checked", crash_hint="stage only elements inside A and B: 0 where k0 + col (A) or k0 + r (B) reaches K",
     success=f"C = A B for {len(CASES) - 1} shapes whose K is not a multiple of 16, the partial tile "
             "included, and no race",
     no_extern_c=True)

@@ -4,8 +4,7 @@ tile, its tiles staged in shared memory with zero guards along K): C as a stagin
 those that need M, ``a_rows_m_apart``); and C's
 tiles stored column after column (``c_stored_col_major``); the elements of C a store writes
 (``written_by``) and the known wrong stores (``STORES``), C stored with a wrong leading dimension
-(``c_ld``) and the guard that compares tile_row with N / 16 (``guard_against_n``); and the
-``after`` hook for a return before a __syncthreads() (``returns_before_block_barriers``)."""
+(``c_ld``) and the guard that compares tile_row with N / 16 (``guard_against_n``)."""
 
 from __future__ import annotations
 
@@ -344,32 +343,3 @@ def guard_against_n(run, case, launch):
                "below C, those of tile_row 3 = N / 16 returned), but N / 16 is the number of tiles "
                "in a row of C", "tile_row counts C's rows of tiles, of which there are M / 16: "
                "if (tile_row >= M / 16) return;")
-
-
-def returns_before_block_barriers(case):
-    """An ``after`` hook: a passing verdict becomes NOT YET for a return inside an if on a
-    thread's index before a __syncthreads() (``barrier_if.returns_before_barriers``): the warps
-    with no tile in ``case``'s last block (M, K, N: its tiles not a multiple of the block's 4
-    warps) return, and never reach the block barrier the others wait at, where a warp barrier
-    belongs (each warp stages its own tiles)."""
-    from helpers.exercises.barrier_if import returns_before_barriers
-    from helpers.exercises.verdict import not_yet
-
-    def after(kernels, passed):
-        m, _, n = case[:3]
-        tiles = (m // 16) * (n // 16)
-        if not (found := returns_before_barriers(kernels)) or not tiles % 4:
-            return passed
-        (line, cond, barrier), last = found[0], tiles // 4
-        warps = " and ".join(str(w) for w in range(tiles, 4 * last + 4)) if 4 * last + 4 - tiles < 3 \
-            else f"{tiles} to {4 * last + 3}"
-        return not_yet(
-            f"the warps with no tile ({' '.join(cond).replace(' . ', '.')}: with M = {m}, N = {n}, "
-            f"warps {warps} of block {last}) return at line {line}, before the __syncthreads() at "
-            f"line {barrier} that the block's other warps wait at: a barrier that only some "
-            "threads of the block reach is undefined (a GPU may hang there, or let the others "
-            "through early; the simulator lets a thread that has returned pass, and C came out "
-            "right)", "each warp stages and reads only its own tiles, As[w] and Bs[w]: "
-            "__syncwarp() in place of each __syncthreads(), a barrier of the warp's 32 lanes, "
-            "which the warps that returned need not reach")
-    return after

@@ -11,7 +11,6 @@ from kernel_sources import (assert_mistake_named, assert_refused_and_named, comp
 
 from helpers.backend import BACKEND
 from helpers.exercises import wmma_partial_k as checker
-from wmma_partial_k_variants import WARPS_PAST_THE_LAST_TILE
 
 KERNEL = solution("wmma_partial_k.cu")
 LOOP = "for (int k0 = 0; k0 < K; k0 += 16) {"
@@ -101,6 +100,15 @@ WRONG = [
     ("next_step_stages_before_the_warp_has_read", variant(KERNEL, (
         "        __syncwarp();                    // the tiles are read before the next step overwrites them\n", "")),
      ["data race on", "__syncwarp() at the end of the loop's body"]),
+    ("no_return_past_the_last_tile", variant(KERNEL, ("    if (tile_row >= M / 16) return;      // a warp past the last tile\n", "")),
+     ["elements past the end of C were written", "a warp past the last tile must return"]),
+    # blind audit AE (was 'elements past the end of C were written ... Hint: a warp past the last
+    # tile must return', the return being there): M and N mixed up in the guard, tile_row >= N / 16
+    ("guard_tile_row_against_n", variant(KERNEL, ("if (tile_row >= M / 16) return;",
+                                                  "if (tile_row >= N / 16) return;")),
+     ["the warps whose tile_row is M / 16 = 2 went on and stored their tiles below C, in rows 32 "
+      "to 47: the guard compares tile_row with N / 16 = 3", "Hint: tile_row counts C's rows of "
+      "tiles, of which there are M / 16: if (tile_row >= M / 16) return;"]),
     # blind audit Y30: the warps stage into warp 0's tiles and load their own (was 'C is wrong,
     # and ... a data race on As[0] ... Hint: a warp reached into another warp's tiles ...: load
     # them with a leading dimension of 16', a load that was right)
@@ -309,7 +317,15 @@ WRONG = [
       "in tile (0, 0)'s first step Bs[w][0][1] took B[0][0] (",
       "where B[0][1] (", "Hint: the column inside the tile is col: Bs[w][r][col] = k0 + r < K ? "
       "B[(k0 + r) * N + tile_col * 16 + col] : __float2half(0.0f)"]),
-    *WARPS_PAST_THE_LAST_TILE,
+    # blind audit AC (was 'the kernel crashed: ... a read of A ... 53 bytes past the end of its
+    # 4288 bytes ... Hint: stage only elements inside A and B: 0 where k0 + col (A) or k0 + r (B)
+    # reaches K', the K guards being right): the return of the warps past the last tile taken
+    # out, only the store guarded, so a warp with no tile stages A's rows past M
+    ("only_the_store_guarded", variant(KERNEL, ("    if (tile_row >= M / 16) return;      // a warp past the last tile\n", ""),
+                                       ("    wmma::store_matrix_sync(", "    if (tile_row < M / 16)\n    wmma::store_matrix_sync(")),
+     ["warp 2 (threads 64 to 95 of block 0) has no tile (tile_row = 1, M / 16 = 1)",
+      "A's rows tile_row * 16 + r = 16 to 31, past A's 16",
+      "Hint: keep if (tile_row >= M / 16) return; before the loop"]),
 ]
 
 
@@ -327,9 +343,7 @@ SIMULATOR_ONLY = {"shared_tile_loaded_with_ld_n", "shared_tile_loaded_with_ld_k"
                   "only_the_store_guarded",
                   # lane 0 stages As[w][16][0], past its warp's tile: into the next warp's
                   # tile (a race) or past As on a GPU
-                  "staging_loop_one_too_many",
-                  # warps that returned never reach the __syncthreads() the others wait at
-                  "block_barriers_after_the_return"}
+                  "staging_loop_one_too_many"}
 
 
 @pytest.fixture(scope="module")
