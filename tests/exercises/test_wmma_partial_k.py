@@ -22,6 +22,8 @@ RIGHT = {
     # each element set to 0 first, then to the matrix's where it lies inside K
     "zero_first": variant(KERNEL, (STAGE_A, "As[w][r][col] = __float2half(0.0f);\n"
                                             "            if (k0 + col < K) As[w][r][col] = A[(tile_row * 16 + r) * K + k0 + col];")),
+    # blind audit AKC: block barriers, slower, reached by every warp that has not returned (06)
+    "block_barriers": variant(KERNEL, ("__syncwarp();", "__syncthreads();")),
 }
 WRONG = [
     ("loop_skips_partial_tile", variant(KERNEL, (LOOP, "for (int k0 = 0; k0 + 16 <= K; k0 += 16) {")), ["the last, partial tile along K was skipped", "k0 < K"]),
@@ -317,10 +319,9 @@ WRONG = [
       "in tile (0, 0)'s first step Bs[w][0][1] took B[0][0] (",
       "where B[0][1] (", "Hint: the column inside the tile is col: Bs[w][r][col] = k0 + r < K ? "
       "B[(k0 + r) * N + tile_col * 16 + col] : __float2half(0.0f)"]),
-    # blind audit AC (was 'the kernel crashed: ... a read of A ... 53 bytes past the end of its
-    # 4288 bytes ... Hint: stage only elements inside A and B: 0 where k0 + col (A) or k0 + r (B)
-    # reaches K', the K guards being right): the return of the warps past the last tile taken
-    # out, only the store guarded, so a warp with no tile stages A's rows past M
+    # blind audit AC (was 'the kernel crashed: ... a read of A ... 53 bytes past the end ...
+    # Hint: stage only elements inside A and B ...'): the return of the warps past the last tile
+    # taken out, only the store guarded, so a warp with no tile stages A's rows past M
     ("only_the_store_guarded", variant(KERNEL, ("    if (tile_row >= M / 16) return;      // a warp past the last tile\n", ""),
                                        ("    wmma::store_matrix_sync(", "    if (tile_row < M / 16)\n    wmma::store_matrix_sync(")),
      ["warp 2 (threads 64 to 95 of block 0) has no tile (tile_row = 1, M / 16 = 1)",
@@ -338,8 +339,7 @@ SIMULATOR_ONLY = {"shared_tile_loaded_with_ld_n", "shared_tile_loaded_with_ld_k"
                   "staged_into_warp_0s_tiles",
                   # lanes load what other lanes may not yet have stored: a GPU's C depends on timing
                   "loaded_before_the_warp_has_staged",
-                  # a warp with no tile reads A's rows past M: past A's padding on the simulator,
-                  # where a GPU may read on without a fault
+                  # a warp with no tile reads A's rows past M (a GPU may read on without a fault)
                   "only_the_store_guarded",
                   # lane 0 stages As[w][16][0], past its warp's tile: into the next warp's
                   # tile (a race) or past As on a GPU
