@@ -320,6 +320,10 @@ MISALIGNED_ON_A_GPU = ("load_matrix_sync from an odd element of A: a GPU's \"mis
 SIMULATOR_ONLY = {"accumulator_never_set": "a GPU's registers may hold the same in both launches",
                   "c_tile_rows_k_apart": "stores past the end of C",
                   "tile_col_modulo_16": "reads far past the end of B",
+                  # the H100, 2026-12-07, once in a cold 16-worker run: another verdict
+                  "tiles_column_after_column": "the warps past C's last column of tiles store "
+                                               "over the tiles below: a race, whose C depends "
+                                               "on which warp stored last",
                   "a_tile_k_rows_down": "reads past the end of A",
                   "k_steps_by_1": MISALIGNED_ON_A_GPU, "loop_counts_tiles": MISALIGNED_ON_A_GPU,
                   "a_offset_k_over_16": MISALIGNED_ON_A_GPU,
