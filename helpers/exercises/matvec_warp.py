@@ -34,7 +34,7 @@ from helpers.exercises.hidden import awkward, pick
 from helpers.exercises.failure import LOOP_HINT
 from helpers.exercises.kernel import KernelExercise, Launch, traced_back
 from helpers.exercises.microscope import (accesses_of, observe, observed_launch, observed_mistakes,
-                                         stopped)
+                                         stopped, with_time_limit_told)
 from helpers.exercises.matvec_warp_models import (JUNK, in_an_int, lane_0_doubled, lane_sums,
                                                   models, read_past_the_row, shfl_down_sum,
                                                   sum_unset, weighted)
@@ -190,13 +190,8 @@ def _detect(kernels, case):
     """The case's mistakes; a launch stopped at the simulator's time limit, after the loop that
     never ended where it can be told (``_endless_shuffles``), raises its error again."""
     launch = _launch(case)
-    try:
-        run = yield from EXERCISE.run(kernels, launch)
-    except Exception as err:  # re-raised: only a time limit's is looked at
-        if getattr(err, "kind", None) != "time limit":
-            raise
-        yield from _endless_shuffles(kernels)
-        raise
+    run = yield from with_time_limit_told(EXERCISE, kernels, launch,
+                                          lambda: _endless_shuffles(kernels))
     if run is not None:
         yield from traced_back(kernels, launch, _mistakes(case, run))
 

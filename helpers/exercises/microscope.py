@@ -271,21 +271,27 @@ def stopped(kernels, launch, key="stopped"):
     return seen if getattr(seen.error, "kind", None) == "time limit" else None
 
 
-def with_stopped(exercise, kernels, launch, endless):
+def with_time_limit_told(exercise, kernels, launch, endless):
     """The mistakes of ``exercise.run`` on ``launch`` (a generator that returns its ``Run``, or
-    None after a crash). A launch stopped at the time limit raises its error, for
-    ``verdict.first_mistake`` to name; before it, the mistakes ``endless(observed, launch)``
-    names in the same launch stopped sooner (``stopped``): which loop never ends, from what the
-    outputs held at the stop."""
+    None after a crash); one stopped at the time limit raises its error, for ``first_mistake``,
+    after the mistakes ``endless()`` names: which loop never ends, from launches of its own."""
     try:
         return (yield from exercise.run(kernels, launch))
     except Exception as err:  # re-raised: only a time limit's is looked at
         if getattr(err, "kind", None) != "time limit":
             raise
+        yield from endless()
+        raise
+
+
+def with_stopped(exercise, kernels, launch, endless):
+    """``with_time_limit_told``, the loop that never ends told by ``endless(observed, launch)``
+    from the same launch stopped sooner (``stopped``): from what the outputs held at the stop."""
+    def told():
         seen = stopped(kernels, launch)
         if seen is not None:
             yield from endless(seen, launch)
-        raise
+    return (yield from with_time_limit_told(exercise, kernels, launch, told))
 
 
 def kernel_words(kernels):

@@ -17,6 +17,7 @@ from helpers.exercises import near
 from helpers.exercises.common import Input, Output
 from helpers.exercises.hidden import awkward, pick
 from helpers.exercises.kernel import KernelExercise, Launch, traced_back
+from helpers.exercises.microscope import with_time_limit_told
 from helpers.exercises.verdict import listed
 from helpers.exercises.online_softmax_models import (block_not_times_warps, first_warps_alone,
                                                      lane_is_the_warp, max_from_the_lane_s_value,
@@ -189,13 +190,8 @@ def _detect(kernel, case):
     """The case's mistakes; a launch stopped at the simulator's time limit raises its error
     again, after the merge's loop where it is the one that never ends (``endless_merge``)."""
     launch = _launch(case)
-    try:
-        run = yield from EXERCISE.run(kernel, launch)
-    except Exception as err:  # re-raised: only a time limit's is looked at
-        if getattr(err, "kind", None) != "time limit":
-            raise
-        yield from endless_merge(kernel, _launch((1, 0, 32)))
-        raise
+    run = yield from with_time_limit_told(EXERCISE, kernel, launch,
+                                          lambda: endless_merge(kernel, _launch((1, 0, 32))))
     if run is not None:
         yield from traced_back(kernel, launch, _mistakes(case, run))
 
