@@ -180,7 +180,28 @@ class PointerHolderBase:
     __index__ = __int__
 
 
+class ArgumentError(TypeError):
+    """Boost.Python.ArgumentError, which PyCUDA's functions written in C++ raise for an argument
+    of a type their signature does not take: a float, or a NumPy integer, where a Python int
+    belongs (``mem_alloc(unsigned long)``, on an H100 with PyCUDA 2026.1)."""
+
+
 def mem_alloc(nbytes):
+    """pycuda.driver.mem_alloc: ``nbytes`` a Python int, at least 1, as PyCUDA takes it."""
+    if not isinstance(nbytes, int):
+        kind = type(nbytes)
+        name = kind.__name__ if kind.__module__ == "builtins" else f"{kind.__module__}.{kind.__name__}"
+        raise ArgumentError(
+            f"Python argument types in pycuda._driver.mem_alloc({name}) did not match C++ "
+            f"signature: mem_alloc(unsigned long). The size is a Python int of bytes: "
+            f"drv.mem_alloc(int({nbytes!r}))" + (", or // where / divided" if isinstance(
+                nbytes, float) else " (NumPy's integers are not Python ints)"))
+    if nbytes < 0:
+        raise OverflowError("can't convert negative value to unsigned int (mem_alloc was asked "
+                            f"for {nbytes} bytes)")
+    if nbytes == 0:
+        raise LogicError("cuMemAlloc failed: invalid argument (mem_alloc was asked for 0 bytes: "
+                         "allocate nothing where there is nothing to hold)")
     return DeviceAllocation(nbytes)
 
 

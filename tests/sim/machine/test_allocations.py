@@ -141,3 +141,15 @@ def test_the_address_range_of_an_allocation_from_any_address_inside_it():
         drv.mem_get_address_range(start)
     if BACKEND == "simulator":
         assert str(gone.value).startswith("cuMemGetAddressRange failed: invalid argument")
+
+
+@pytest.mark.parametrize("size, error", [
+    (100.0, TypeError), (np.int64(100), TypeError), (np.int32(100), TypeError),
+    (-1, OverflowError), (0, drv.LogicError)])
+def test_mem_alloc_takes_a_python_int_of_bytes_as_pycuda_does(size, error):
+    """PyCUDA's mem_alloc(unsigned long) refuses a float and NumPy's integers (Boost.Python's
+    ArgumentError, a TypeError), a negative size, and 0 (cuMemAlloc's invalid argument): on an
+    H100 with PyCUDA 2026.1, 2026-12-07. The simulator refuses them alike."""
+    with pytest.raises(error):
+        drv.mem_alloc(size)
+    assert drv.mem_alloc(True) and drv.mem_alloc(int(np.int64(100)))
