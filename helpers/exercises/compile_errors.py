@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 
-from helpers.exercises import device_code, fragment_types, math_calls, warp_reduce
+from helpers.exercises import device_code, fragment_types, math_calls, unknown_bound, warp_reduce
 from helpers.exercises.diagnostic_words import a as _a, where as _where
 from helpers.exercises.verdict import COMPILE_HINT, Verdict, first_error, not_yet, shown
 
@@ -121,8 +121,8 @@ def _undeclared(d, where, source):
     if name in PYTHON_WORDS:
         return (f"{where} uses {name}, Python's spelling: C++ has no {name}",
                 f"write {PYTHON_WORDS[name]}")
-    said = _emptied_loop(d, name, source) or _shared_size(d, name, source)
-    if said:
+    if said := (_emptied_loop(d, name, source) or _shared_size(d, name, source)
+                 or unknown_bound.named(d, name, source)):
         return said
     guess = f" (the compiler's guess: {d.names[1]})" if len(d.names) > 1 else ""
     meant = f", or write {d.names[1]} if that is what you meant" if len(d.names) > 1 else ""

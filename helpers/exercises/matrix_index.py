@@ -22,7 +22,8 @@ from helpers.exercises.matrix_index_models import (cut_product, fixed_blocks, fo
                                                    guard_against_the_launch, guard_one_short,
                                                    guard_of_the_thread_s_place,
                                                    model as _model, one_block_side,
-                                                   one_thread_side, read_at_col, same as _same)
+                                                   one_thread_side, read_above_the_guard,
+                                                   read_at_col, same as _same)
 from helpers.exercises.microscope import observe, written_by_two, written_twice
 from helpers.exercises.or_guard import store_guard_with_or
 from helpers.exercises.verdict import matches
@@ -194,6 +195,7 @@ def _mistakes(case, run):
     yield from store_guard_with_or(run.out.past, case, WORDS, run.kernel)
     yield from past_the_end(run.out.past, case, WORDS, WILD_HINT, run.out.unwritten)
     if right.all():
+        yield from read_above_the_guard(case, run.kernel, GUARD)
         return
     unwritten = is_poison(got)
     if unwritten.all():

@@ -242,6 +242,31 @@ def guard_after_the_store(case, kernels, past, guard):
            "computed, then i = row * cols + col and the store")
 
 
+def read_above_the_guard(case, kernels, guard):
+    """out right, but a read above the bounds guard, the first if that tests rows or cols, in the
+    kernel's text (its simulated twin's source; ``sepia_guard``): the threads outside the matrix
+    read before the guard sends them away, past the end of a (its first parameter, as the code
+    names it). ``guard``: the solution's."""
+    from helpers.exercises.microscope import kernel_words, source_line
+    from helpers.exercises.sepia_guard import read_above_the_guard as above
+
+    (tx, ty), rows, cols = case.threads, case.height, case.width
+    if (ty - 1) * cols + tx <= rows * cols or (text := kernel_words(kernels)) is None:
+        return
+    source, tokens, _, _, end = text
+    if (read := above(source[:tokens[end].end], kernels.simulated.name, ("rows", "cols"))) is None:
+        return
+    a = read.array
+    yield (f"the kernel reads {a}[{read.index}] (line {source_line(source, read.read_at)}) before "
+           f"its bounds guard, if ({read.test}) (line {source_line(source, read.guard_at)}): the "
+           f"threads outside the {rows} x {cols} matrix (the grid has {tx} x {ty} threads) read "
+           f"before they return, past the end of {a}, as far as {a}[{(ty - 1) * cols + tx - 1}] "
+           f"({a} holds {rows * cols} elements: a read outside an array is undefined, even when, "
+           "as here, its value goes nowhere and out does not show it)",
+           f"the guard must come before any access to memory: move {guard} up, to right after "
+           f"row and col are computed, above the read of {a}")
+
+
 def _sign(x) -> str:
     return f"{'-' if x < 0 else '+'} {abs(x):g}"
 

@@ -26,8 +26,8 @@ from helpers.exercises.scale_vector_models import (ALPHA, FILL, a_factor_of_its_
                                                    alpha_cut_to_an_int, blocks_from_1, bound_of_two,
                                                    divided_by_alpha, guard_after_the_store,
                                                    guard_in_bytes, multiplied_into, one_left_out,
-                                                   one_past_the_end, while_for_if,
-                                                   whole_blocks_alone)
+                                                   one_past_the_end, read_above_the_guard,
+                                                   while_for_if, whole_blocks_alone)
 
 
 # (n, threads per block, extra blocks beyond the ones needed). The first has several blocks
@@ -131,6 +131,7 @@ def _mistakes(case, run):
         if unwritten.any() and np.array_equal(np.flatnonzero(~unwritten), model[model < n]):
             yield problem, hint.replace(NO_GUARD, ", guarded with if (i < n)")
     if right.all():
+        yield from read_above_the_guard(run.kernel, n, block * (-(-n // block) + extra))
         return
     yield from itertools.chain(one_left_out(n, unwritten), whole_blocks_alone(n, block, unwritten),
                                bound_of_two(unwritten), alpha_cut_to_an_int(run.kernel, x, got, want))

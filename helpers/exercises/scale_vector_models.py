@@ -257,3 +257,25 @@ def one_past_the_end(kernels, n, past, unwritten):
     if past.tolist() == [n]:
         yield ("y[n] was written, one element past the end: the bounds guard is off by one",
                "the last element is y[n - 1]: guard with if (i < n), not i <= n")
+
+
+def read_above_the_guard(kernels, n, threads):
+    """y right, but x read above the bounds guard, the first if that tests n, in the kernel's
+    text (its simulated twin's source; ``sepia_guard``): the threads past n (``threads`` in the
+    grid) read past the end of x before the guard sends them away."""
+    from helpers.exercises.sepia_guard import read_above_the_guard as above
+
+    if threads <= n or (text := kernel_words(kernels)) is None:
+        return
+    source, tokens, _, _, end = text
+    read = above(source[:tokens[end].end], kernels.simulated.name, ("n",))
+    if read is None:
+        return
+    x = read.array
+    yield (f"the kernel reads {x}[{read.index}] (line {source_line(source, read.read_at)}) before "
+           f"its bounds guard, if ({read.test}) (line {source_line(source, read.guard_at)}): the "
+           f"threads past n (the grid has {threads} threads, n = {n}) read past the end of {x}, "
+           f"as far as {x}[{threads - 1}] ({x} holds {n} elements: a read outside an array is "
+           "undefined, even when, as here, its value goes nowhere and y does not show it)",
+           f"the guard must come before any access to memory: read {x}[{read.index}] inside the "
+           "if (i < n), not above it")

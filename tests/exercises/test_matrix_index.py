@@ -111,10 +111,8 @@ WRONG = {
     # blind audit THB-matrix_index-1 (was '3276 of 3367 elements are wrong ... Hint: out[row *
     # cols + col] = a[row * cols + col] * col_scale[col] + row_offset[row]', the whole formula)
     "row_offset_at_block_y": ([("row_offset[row]", "row_offset[blockIdx.y]")],
-                              "a * col_scale[col] + row_offset[blockIdx.y]: blockIdx.y is the "
-                              "block's row number",
-                              "Hint: row_offset has one entry per row of the matrix: index it "
-                              "with the element's row, row_offset[row]"),
+                              "a * col_scale[col] + row_offset[blockIdx.y]: blockIdx.y is the block's row number",
+                              "Hint: row_offset has one entry per row of the matrix: index it with the element's row, row_offset[row]"),
     "blockIdx_x_missing": ([(INDEX_X, "threadIdx.x")], "Hint: blockIdx.x is missing from col"),
     "x_y_swapped": (list(SWAP), "Hint: x and y are swapped"),
     "transposed_index": ([TRANSPOSE], "the transposed index col * rows + row"),
@@ -125,8 +123,7 @@ WRONG = {
     # the twin of TWB-matrix_index-1 on row (was '91 of 3367 elements were never written ...')
     "last_row_skipped": ([("row >= rows ||", "row >= rows - 1 ||")],
                          "the last row, row = 36, was never written (91 elements)",
-                         "the guard stops row at rows - 1 = 36 where it should stop at rows = 37",
-                         "Hint: rows run 0 to rows - 1"),
+                         "the guard stops row at rows - 1 = 36 where it should stop at rows = 37", "Hint: rows run 0 to rows - 1"),
     "last_row_and_column_skipped": ([("row >= rows || col >= cols",
                                       "row >= rows - 1 || col >= cols - 1")],
                                     "the last column, col = 90, and the last row, row = 36, were "
@@ -182,13 +179,10 @@ WRONG = {
                          "(1, 0) starts at column 1, not 16, and block (0, 1) starts at row 1, not "
                          "16: several threads wrote the same elements, and 2989 of 3367 were never "
                          "written"),
-    "blockDim_x_missing": ([(INDEX_X, "blockIdx.x + threadIdx.x")],
-                           "Hint: multiply the block's index by the block's size: col = "
-                           "blockIdx.x * blockDim.x + threadIdx.x"),
-    "sixteen_for_blockDim_x": ([(INDEX_X, "blockIdx.x * 16 + threadIdx.x")],
-                               "takes 16 for blockDim.x"),
-    "sixteen_for_blockDim_y": ([(INDEX_Y, "blockIdx.y * 16 + threadIdx.y")],
-                               "takes 16 for blockDim.y"),
+    "blockDim_x_missing": ([(INDEX_X, "blockIdx.x + threadIdx.x")], "Hint: multiply the block's index "
+                           "by the block's size: col = blockIdx.x * blockDim.x + threadIdx.x"),
+    "sixteen_for_blockDim_x": ([(INDEX_X, "blockIdx.x * 16 + threadIdx.x")], "takes 16 for blockDim.x"),
+    "sixteen_for_blockDim_y": ([(INDEX_Y, "blockIdx.y * 16 + threadIdx.y")], "takes 16 for blockDim.y"),
     # blind audit QQ Q5: a row's length taken as cols - 1 (was '36 of 3367 elements were never
     # written' with the col/row/guard hint); the elements two threads wrote (a race's outcome on a
     # GPU) are left out of the model's comparison
@@ -262,6 +256,12 @@ WRONG = {
                                       "index it with col, col_scale[col]"),
     "row_offset_by_flat_over_rows": ([("row_offset[row]", "row_offset[i / rows]")],
                                      "a * col_scale[col] + row_offset[i / rows]"),
+    # blind audit AL (was 'PASS: out = a * col_scale + ...'): a[i] loaded above the guard, so the
+    # threads outside read past a's end (into its junk, allocated: on a GPU too)
+    "a_loaded_above_the_guard": ([(GUARD + WHOLE, WHOLE.split("\n")[0] + "\n    float v = a[i];\n\n"
+                                   + GUARD + "    out[i] = v * col_scale[col] + row_offset[row];")],
+                                 "the kernel reads a[i] (line ", ") before its bounds guard, if (row >= rows || col >= cols) (line ",
+                                 "past the end of a, as far as a[4372] (a holds 3367 elements", "Hint: the guard must come before any access to memory"),
     # every thread writes every element, the same values: right, but for the race check
     "every_thread_does_the_whole_loop": ([(WHOLE, LOOP)], "every thread did the whole loop"),
     # clamped onto the edge where the guard belongs: right values, but for the race check

@@ -277,3 +277,16 @@ def test_pythons_power_for_the_product_is_named_whole():
                              {"problem": "line 10 writes a[i] ** b[i]: C has no ** operator "
                                          "(Python's power): it reads a[i] * (*b[i])",
                               "hint": "a product takes one *: out[i] = a[i] * b[i];"})
+
+
+def test_a_guard_on_a_length_the_kernel_is_not_given_is_named():
+    # blind audit AL (was '... does not compile: line 10 uses n, which nothing declared before it.
+    # Hint: declare n with its type ... (int n = ...;)'): vector_add's guard if (i < n) copied,
+    # but multiply_vectors has no parameter n, and its launch of whole blocks needs no guard
+    assert_refused_and_named(checker.check_multiply_vectors, "multiply_vectors", "guard_on_n",
+                             [(STORE, "if (i < n) {\n        " + STORE + "\n    }")],
+                             {"problem": "line 10 uses n in the bounds guard if (i < n), but n is "
+                                         "not a parameter of multiply_vectors (its parameters are "
+                                         "a, b and out, no length)",
+                              "hint": "drop the if (i < n) and keep its body: "
+                                      "out[i] = a[i] * b[i];"})

@@ -97,6 +97,15 @@ WRONG = [
      variant(KERNEL, ("if (i < n) {", "if (threadIdx.x < blockDim.x) {")),
      ["no guard compared the thread's global i with n", "if (i < n)",
       "a test of threadIdx.x alone, threadIdx.x < blockDim.x"]),
+    # blind audit AL (was 'PASS: y = alpha * x for every size tried ...'): x[i] loaded into a
+    # local above the bounds guard, so the threads past n read past the end of x (in the first
+    # case, which names it, no further than x's 64 spare elements: on a GPU too)
+    ("load_above_the_guard",
+     variant(KERNEL, ("    if (i < n) {\n        y[i] = alpha * x[i];",
+                      "    float v = x[i];\n    if (i < n) {\n        y[i] = alpha * v;")),
+     ["the kernel reads x[i] (line ", ") before its bounds guard, if (i < n) (line ",
+      "the threads past n", "read past the end of x, as far as x[1023] (x holds 1000 elements",
+      "Hint: the guard must come before any access to memory: read x[i] inside the if (i < n)"]),
     # blind audit TB-scale_vector-1 (named, but its hint's one example was a threadIdx.x guard:
     # 'a test of threadIdx.x alone, such as threadIdx.x < blockDim.x, lets every thread through')
     ("guard_against_the_threads_launched",
