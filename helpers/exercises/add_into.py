@@ -18,8 +18,7 @@ from __future__ import annotations
 import numpy as np
 
 from helpers.exercises import near
-from helpers.exercises.microscope import (STOPPED_AFTER, accesses_of, observe, with_stopped,
-                                          written_twice)
+from helpers.exercises.microscope import STOPPED_AFTER, observe, with_stopped, written_twice
 from helpers.exercises.common import Input, Output
 from helpers.exercises.hidden import awkward, pick
 from helpers.exercises.add_into_models import (LOOP_HINT, after_a_barrier_in_the_loop, block_stride,
@@ -27,6 +26,7 @@ from helpers.exercises.add_into_models import (LOOP_HINT, after_a_barrier_in_the
                                               first_added_twice, loop_test_against_step, overlaps, tested_after,
                                               started_late, stepped_too_far,
                                               stopped_a_stride_early, wrong_start)
+from helpers.exercises.add_into_passes import rounded_down, rounded_up
 from helpers.exercises.kernel import KernelExercise, Launch, traced_back
 from helpers.exercises.origin import Wrong
 from helpers.exercises.unbraced import unbraced_loop
@@ -115,6 +115,7 @@ def _mistakes(case, run):
                "bound is right", "y[i] += x[i]")
     yield from _stepped_first(run.out.past, (got - y) / x, n, threads)
     yield from tested_after(run.kernel, run.out.past, np.array_equal(got, y + x), n, threads)
+    yield from rounded_up(run, np.array_equal(got, y + x), n, threads)
     if run.out.past.size:
         yield (f"y[{run.out.past[0]}] and beyond were written, past y[n - 1]",
                "the loop must stop at n: " + LOOP_HINT)
@@ -144,7 +145,7 @@ def _mistakes(case, run):
     if threads < n and (visits[:threads] == 1).all() and not visits[threads:].any():
         yield (f"only the first {threads} elements were added, one a thread: each thread did "
                "one element, not all of its elements", LOOP_HINT)
-    yield from _rounded_down(run, visits, n, threads)
+    yield from rounded_down(run, visits, n, threads)
     yield from stepped_too_far(visits, n, threads, run.kernel)
     yield from stopped_a_stride_early(visits, n, threads)
     missed = np.flatnonzero(visits == 0)
@@ -156,25 +157,6 @@ def _mistakes(case, run):
     yield Wrong(f"{int((got != y + x).sum())} of {n} elements are wrong (the first is "
                 f"y[{first}] = {got[first]}, expected {y[first] + x[first]})",
                 "y[i] += x[i], once for each i < n", "y", first)
-
-
-def _rounded_down(run, visits, n, threads):
-    """The first n - n % threads elements added to once, the rest never: n / threads rounded down,
-    as the passes of a strided loop or as the length of each thread's chunk, told apart by which
-    elements each thread stored into (a trace of the launch on the simulator)."""
-    whole = threads * (n // threads)
-    if whole == n or not np.array_equal(visits, np.arange(n) < whole):
-        return
-    split = _split(run, threads, n // threads)
-    lost = f"the last {n - whole} elements (y[{whole}] on) were never added to: "
-    if split == "strided":
-        yield (lost + f"the loop made n / stride = {n} / {threads} = {n // threads} passes, "
-               f"rounded down, so the last, partial pass (n % stride = {n - whole} elements) was "
-               "never made", "let the loop's own test stop each thread at n, whatever the "
-               "passes: " + LOOP_HINT + " (a count of passes would be (n + stride - 1) / stride, "
-               "with i < n tested in each)")
-    elif split == "chunks":
-        yield (lost + "chunks of n / threads elements leave out the last n % threads", LOOP_HINT)
 
 
 def _stride_past_n(run, visits, n, block, blocks):
@@ -226,23 +208,6 @@ def _bound_by_the_stride(run, visits, n, block, blocks):
                f"element (i + stride is never below the stride), and with n = {n2} on the "
                f"simulator threads past n added into y[{n2}] to y[{threads - 1}], past the end",
                "the loop runs while i < n: " + LOOP_HINT)
-
-
-def _split(run, threads, per):
-    """How the threads split y, from the stores a trace of ``run``'s launch on the simulator
-    kept: "strided" (thread t's elements t, t + threads, ...), "chunks" (t * per to
-    t * per + per - 1), or None."""
-    kept = accesses_of(run.kernel, run.launch, f"split {run.launch.grid}", 4 * threads * per)
-    if kept is None:
-        return None
-    stores = kept[kept["write"] & ~kept["shared"]]
-    if not len(stores):
-        return None
-    t = stores["block"] * run.launch.block[0] + stores["thread"]
-    element = stores["index"] - stores["index"].min()
-    if ((element - t) % threads == 0).all():
-        return "strided"
-    return "chunks" if (element // per == t).all() else None
 
 
 def _stepped_first(past, visits, n, threads):

@@ -25,6 +25,7 @@ from helpers.exercises.julia_models import (count_mistakes, escape_never_leaves,
                                             wrong_loops)
 from helpers.exercises.kernel import KernelExercise, Launch
 from helpers.exercises.microscope import accesses_of, observe, written_by_two, written_twice
+from helpers.exercises.or_guard import return_guard_with_and
 from helpers.exercises.verdict import matches
 
 WORDS = Words(index_hint="x = blockIdx.x * blockDim.x + threadIdx.x, and the same for y",
@@ -184,6 +185,7 @@ def _mistakes(case, run):
     if run.out.unwritten.any() and np.mean((got != ref)[~run.out.unwritten]) <= TOLERANCE:
         yield from factors_swapped(~run.out.unwritten, _grid(case), WORDS)
     yield from store_after_the_guard(run.kernel, run.out.past, _grid(case))
+    yield from return_guard_with_and(run.out.past, _grid(case), WORDS, run.kernel)
     yield from coverage(run.out.past, run.out.unwritten, _grid(case), WORDS, WORDS.guard_hint)
     yield from _wrapped(case, got, ref, run)
     re, im = pixel_grid(*_args(case)[:6])

@@ -196,14 +196,20 @@ def guard_of_the_thread_s_place(case, kernels, past, guard):
 
 
 def _guards(case, kernels, past):
+    """The kernel's ifs (``if_tests``) where every thread outside the matrix wrote (``past``:
+    the elements of a launch with no guard); none where not."""
+    if set(np.asarray(past).ravel().tolist()) != case.unguarded():
+        return []
+    return if_tests(kernels)
+
+
+def if_tests(kernels):
     """(the if and its return;, its line, the words it tests) of each if of the kernel's body
-    (its simulated twin's source), where every thread outside the matrix wrote (``past``: the
-    elements of a launch with no guard); none where not, or the text cannot be read."""
+    (its simulated twin's source); none where the text cannot be read."""
     from helpers.exercises.microscope import kernel_words, source_line
     from helpers.sim.compile.kernel_text import Unreadable, closing
 
-    if set(np.asarray(past).ravel().tolist()) != case.unguarded() or \
-            (text := kernel_words(kernels)) is None:
+    if (text := kernel_words(kernels)) is None:
         return []
     source, tokens, words, body, end = text
     try:

@@ -1,9 +1,12 @@
 """A 2-D store guarded by two inside tests joined with || where && belongs, if (row < M || col <
-N) out[...] = ...: read from the kernel's words (its simulated twin's source), told apart from a
-return guard joined with && (if (row >= M && col >= N) return;), whose stores past the end are
-the same (``coverage.past_the_end`` names that one)."""
+N) out[...] = ...; and a return guard joined with && where || belongs, if (row >= M && col >=
+N) return;, whose stores past the end are the same: each read from the kernel's words (its
+simulated twin's source). From the stores alone ``coverage.past_the_end`` cannot tell them, nor
+the return guard from one comparing the row with the row length."""
 
 from __future__ import annotations
+
+import numpy as np
 
 from helpers.exercises.microscope import kernel_words, source_line
 
@@ -56,3 +59,50 @@ def store_guard_with_or(past, grid, words, kernels):
            f"{width} = {height * width} elements), and a thread with {col} >= {cols} in a row "
            f"below {rows} stores into the next row's first elements",
            f"store only where both are inside: if ({row} < {rows} && {col} < {cols})")
+
+
+def and_return_guards(kernels) -> list:
+    """(line, the if's text) for each if of the kernel's body whose condition joins outside tests
+    (> or >=) with && at its top level, and no ||, and whose body is return;: a thread returns
+    only where every test holds. [] where there is none or no text to read."""
+    from helpers.sim.compile.kernel_text import Unreadable, closing
+
+    if (text := kernel_words(kernels)) is None:
+        return []
+    source, tokens, words, body, end = text
+    found = []
+    try:
+        for k in (k for k in range(body, end) if words[k] == "if" and words[k + 1] == "("):
+            shut = closing(tokens, k + 1)
+            depth, top = 0, []
+            for word in words[k + 2:shut]:
+                depth += (word == "(") - (word == ")")
+                top += [word] if depth == 0 else []
+            if "&&" in top and "||" not in top and {">", ">="} & set(top) and \
+                    not {"<", "<="} & set(top) and words[shut + 1:shut + 3] == ["return", ";"]:
+                cond = " ".join(words[k + 2:shut]).replace(" . ", ".").replace("( ", "(")
+                cond = cond.replace(" )", ")")
+                found.append((source_line(source, tokens[k].start), f"if ({cond}) return;"))
+    except (Unreadable, ValueError, IndexError):
+        return []
+    return found
+
+
+def return_guard_with_and(past, grid, words, kernels):
+    """The elements past the end that a guard letting through a thread inside in one of x and y
+    gives (``grid.unguarded``), with a return guard joined by && (``and_return_guards``): it
+    stops only the threads outside in both, where a guard comparing the row with the row length
+    may send the same stores past the end (``coverage.past_the_end`` hedges between the two)."""
+    width, height = grid.width, grid.height
+    if not len(past) or set(np.asarray(past).ravel().tolist()) != grid.unguarded(
+            through=lambda x, y: (x < width) | (y < height)):
+        return
+    if not (found := and_return_guards(kernels)):
+        return
+    (line, said), col, row, cols, rows = found[0], words.col, words.row, words.cols, words.rows
+    yield (f"the guard {said} at line {line} joins its tests with &&: it stops only the threads "
+           f"outside in both {col} and {row}, so a thread outside in one alone went on and "
+           f"wrote: those with {row} >= {rows} past the end of {words.array}, and those with "
+           f"{col} >= {cols} in a row above the last into the next row's first {words.item}s",
+           f"a thread outside in either must return: join the tests with ||, if ({col} >= {cols} "
+           f"|| {row} >= {rows}) return;")

@@ -22,10 +22,11 @@ from helpers.exercises.common import Input, Output, one_further
 from helpers.exercises.hidden import awkward, pick
 from helpers.exercises.kernel import KernelExercise, Launch
 from helpers.exercises.origin import Wrong
-from helpers.exercises.scale_slices_models import (INDEXES, ORDERS, SCALES, THREAD_Z_PROBE, XY_PROBE,
+from helpers.exercises.scale_slices_guards import (THREAD_Z_PROBE, guard_missing_sides,
+                                                   guard_on_thread_z, z_against_the_launch)
+from helpers.exercises.scale_slices_models import (INDEXES, ORDERS, SCALES, XY_PROBE,
                                                    block_from_another, coordinate_from_another, guard_against_a_side,
-                                                   guard_missing_sides,
-                                                   guard_and_binds_first, guard_on_thread_z,
+                                                   guard_and_binds_first,
                                                    only_slice_0, read_before_the_guard,
                                                    read_from_slice_0,
                                                    step_like_one_short,
@@ -300,11 +301,13 @@ def _guard_mistakes(case, run, hit, first):
 
 
 def _guard_sides(case, run, hit):
-    """The guard's sides: z's compared with nx or ny, or one past nz; x's or y's with another.
-    Before x's and y's, the tests joined with || and && both, out written past its end: x >= nx
-    && y >= ny || z >= nz writes the elements a y guard against nx does, its threads not."""
+    """The guard's sides: z's compared with the launch, nx or ny, or one past nz; x's or y's with
+    another. Before x's and y's, the tests joined with || and && both, out written past its end:
+    x >= nx && y >= ny || z >= nz writes the elements a y guard against nx does, its threads
+    not."""
     past = run.out.past[:1]
-    yield from itertools.chain(_z_against_a_side(case, run, hit), _z_one_past(case, run, hit),
+    yield from itertools.chain(z_against_the_launch(case, _grid(case), hit, run.kernel),
+                               _z_against_a_side(case, run, hit), _z_one_past(case, run, hit),
                                *(guard_and_binds_first(case, _grid(case), run, first)
                                  for first in past),
                                guard_against_a_side(case, _grid(case), hit),

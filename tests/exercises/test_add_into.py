@@ -191,6 +191,17 @@ WRONG = {
          "        y[i + pass * stride] += x[i + pass * stride];"),
         "the last 40 elements (y[960] on) were never added to: the loop made n / stride = "
         "1000 / 64 = 15 passes, rounded down, so the last, partial pass"),
+    # blind audit AL (was 'y[1000] and beyond were written, past y[n - 1] ... Hint: the loop must
+    # stop at n'): the passes counted rounded up, (n + stride - 1) / stride, with no test of the
+    # element, so threads with none in the last, partial pass add past n
+    "passes_rounded_up_untested": (
+        ("    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride)\n"
+         "        y[i] += x[i];",
+         "    int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+         "    for (int pass = 0; pass < (n + stride - 1) / stride; pass++)\n"
+         "        y[i + pass * stride] += x[i + pass * stride];"),
+        "y[1000] to y[1023] were written, past y[n - 1]: every thread went round the loop "
+        "(n + stride - 1) / stride = (1000 + 63) / 64 = 16 times"),
     # blind audit AC (was 'y[0] got x[0] added 2 times: threads visit the same elements ...
     # Hint: step by ... gridDim.x * blockDim.x', the step right): the stub's one-element if kept
     # above the loop, so each thread adds its first element twice
@@ -228,7 +239,8 @@ HINTS = {"do_while": "test i before the first element too",
                               "stride = gridDim.x * blockDim.x",
          "bound_by_the_stride": "i < n",
          "tests_one_stride_ahead": "not the next one: i < n",
-         "barrier_in_the_loop": "the threads of add_into share nothing"}
+         "barrier_in_the_loop": "the threads of add_into share nothing",
+         "passes_rounded_up_untested": "if (i + pass * stride < n)"}
 SIMULATOR_ONLY = {"block_stride_loop": "on a GPU the blocks' additions into one element race and "
                                        "some are lost: how many land varies",
                   "every_thread_loops": "on a GPU the threads' additions into one element race "

@@ -69,6 +69,12 @@ WRONG = [
     ("escape_tested_on_each_part",
      variant(KERNEL, ("if (re2 + im2 > 4.0f)", "if (fabsf(z_re) > 2.0f || fabsf(z_im) > 2.0f)")),
      ["z_re or z_im alone passes 2", "break once re2 + im2 > 4.0f"]),
+    # blind audit AL (was 'the guard stops only the threads outside in both x and y (&&), or it
+    # compares y with width ...', hedged between two causes): the guard joined with &&
+    ("guard_joined_with_and",
+     variant(KERNEL, ("x >= width || y >= height", "x >= width && y >= height")),
+     ["the guard if (x >= width && y >= height) return; at line ", "joins its tests with &&",
+      "Hint: a thread outside in either must return: join the tests with ||"]),
     ("guard_compares_x_with_height",
      variant(KERNEL, ("x >= width || y >= height", "x >= height || y >= width")),
      ["past the end", "x >= width || y >= height"]),
@@ -272,7 +278,7 @@ WRONG = [
 
 ENDLESS = "an escaped point loops forever: on a GPU the kernel never ends"
 RACE = "on a GPU the threads past a row's end race with the next row's first threads: which count a pixel keeps varies"
-SIMULATOR_ONLY = {"flat_guard": RACE, "store_after_the_guard_s_braces": RACE,
+SIMULATOR_ONLY = {"flat_guard": RACE, "guard_joined_with_and": RACE, "store_after_the_guard_s_braces": RACE,
                   "continue_where_break_belongs": ENDLESS, "escape_test_guards_the_step_alone": ENDLESS}
 
 

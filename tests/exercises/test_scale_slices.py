@@ -146,6 +146,16 @@ WRONG = {
                            "in a slice, belongs: the rows y = 5 to 6 of every slice"),
     "z_compared_with_ny": ([(GUARD, "if (x >= nx || y >= ny || z >= ny)")],
                            "z's guard compared z with ny (z >= ny)"),
+    # blind audit AL (was 'out was written past its end (out[455]): threads outside the volume
+    # wrote ... Hint: the grid sticks out in z too', as if z were not tested): z's test compares
+    # z with the threads launched in z, which no thread reaches, not with nz
+    "z_compared_with_the_launch": ([(GUARD, "if (x >= nx || y >= ny || z >= gridDim.z * "
+                                           "blockDim.z)")],
+                                   "out was written past its end (out[455]): z's test in the "
+                                   "guard, z >= gridDim.z * blockDim.z at line ",
+                                   "compares z with the threads launched in z, 6, not with the "
+                                   "volume's depth, nz = 5", "Hint: compare z with the volume's "
+                                   "depth, nz"),
     # blind audit H18 (was 'out was written past its end (out[455]), and 52 of its elements
     # were never written: the index sends them past the end')
     "slice_height_from_the_launch": ([(INDEX, "int i = (z * (gridDim.y * blockDim.y) + y) * nx + x;")],
