@@ -14,7 +14,7 @@ STEP_HINT = ("one step: re = z_re*z_re - z_im*z_im + c_re[i]; z_im = 2*z_re*z_im
 def counts(c_re, c_im, max_iter, start_at_c=False, new_re_in_im=False, strict=False, bound=4,
            size_sign=1, whole=False, c_of_k=False, comma=False, whole_re=False, taxicab=False,
            new_im_in_re=False, sum_squared=False, re_twice=False, re_of_difference=False,
-           re_mixed=False, re_swapped=False):
+           re_mixed=False, re_swapped=False, re_doubled=False):
     """The escape counts, in float32 in the kernel's order, of every point; with one of the
     loop's usual mistakes when asked (z starting at c, the new z_re used for z_im, a loop that
     stops at |z|^2 = 4, another ``bound`` for |z|^2, z_re^2 - z_im^2 for it (``size_sign=-1``:
@@ -27,7 +27,7 @@ def counts(c_re, c_im, max_iter, start_at_c=False, new_re_in_im=False, strict=Fa
     (``sum_squared``), z_re for z_im in z_im's step, 2 * z_re * z_re (``re_twice``), the real
     step's (z_re - z_im)^2 for z_re^2 - z_im^2 (``re_of_difference``), z_im * z_re for z_im *
     z_im in the real step alone (``re_mixed``), z_im^2 - z_re^2 for the real step's squares
-    (``re_swapped``)."""
+    (``re_swapped``), z_re * 2 - z_im * 2 for them (``re_doubled``)."""
     f32 = np.float32
     zr, zi = (c_re.copy(), c_im.copy()) if start_at_c else (np.zeros_like(c_re),) * 2
     k = np.zeros(c_re.size, np.int32)
@@ -47,6 +47,7 @@ def counts(c_re, c_im, max_iter, start_at_c=False, new_re_in_im=False, strict=Fa
             re = zr * zr - im * im + cr if new_im_in_re else re
             re = zr * zr - zi * zr + cr if re_mixed else re
             re = zi * zi - zr * zr + cr if re_swapped else re
+            re = zr * f32(2) - zi * f32(2) + cr if re_doubled else re
             re, im = (np.trunc(re), np.trunc(im)) if whole else (re, im)
             re = np.trunc(re) if whole_re else re
             re, im = (zr, re) if comma else (re, im)
@@ -78,8 +79,8 @@ STEPS = {   # the wrong steps of helpers.exercises.escape that this kernel's loo
 
 def step_models(c_re, c_im, max_iter, want):
     """(counts, problem, hint) of a step that takes the wrong part of z: the new z_re in z_im's
-    step, the new z_im in z_re's, (z_re - z_im)^2, z_im * z_re or z_im^2 - z_re^2 in z_re's,
-    z_re for z_im in z_im's."""
+    step, the new z_im in z_re's, (z_re - z_im)^2, z_im * z_re, z_im^2 - z_re^2 or z_re * 2 -
+    z_im * 2 in z_re's, z_re for z_im in z_im's."""
     yield (counts(c_re, c_im, max_iter, new_re_in_im=True), "z_im is computed from the NEW z_re",
            "keep the new real part in a temporary: " + STEP_HINT)
     yield (counts(c_re, c_im, max_iter, new_im_in_re=True), "z_re is computed from the NEW "
@@ -107,6 +108,13 @@ def step_models(c_re, c_im, max_iter, want):
            f"(point {p}, c = {c_re[p]:g}{c_im[p]:+g}i: {swapped[p]} steps, where z_re * z_re - "
            f"z_im * z_im gives {want[p]})", "the real part of z*z is z_re^2 - z_im^2, the real "
            "part's square first: float re = z_re * z_re - z_im * z_im + c_re[i];")
+    doubled = counts(c_re, c_im, max_iter, re_doubled=True)
+    p = int(np.argmax(doubled != want))
+    yield (doubled, "the real step doubles z_re and z_im, z_re * 2 - z_im * 2, where their "
+           "squares belong, z_re * z_re - z_im * z_im (point "
+           f"{p}, c = {c_re[p]:g}{c_im[p]:+g}i: {doubled[p]} steps, where the squares give "
+           f"{want[p]})", "a square is the number times itself: float re = z_re * z_re - z_im * "
+           "z_im + c_re[i];")
     twice = counts(c_re, c_im, max_iter, re_twice=True)
     yield (twice, "z_im's step multiplies z_re by itself, 2 * z_re * z_re: the counts are those "
            f"of z_im = 2 * z_re^2 + c_im (point 0, c = {c_re[0]:g}{c_im[0]:+g}i: {twice[0]} steps, "

@@ -26,7 +26,8 @@ from helpers.exercises.gray_coalesced_models import (blocks_of, bracket_slip, by
                                                      plain_average, planes_read,
                                                      read_before_the_guard, row_by_height)
 from helpers.exercises.gray_coalesced_order import (SPLITS, column_by_a_mask, index_by_columns,
-                                                    past_splits, swapped_pixels)
+                                                    past_splits, split_by_the_block,
+                                                    swapped_pixels)
 from helpers.exercises.hidden import awkward, pick
 from helpers.exercises.kernel import KernelExercise, Launch
 from helpers.exercises import microscope
@@ -164,7 +165,7 @@ def _mistakes(case, run):
     if missing.size and not out.past.size:
         for stride, name in ((width, "width"), (_grid(case)[0], "gridDim.x")):
             yield from blocks_of(case, out, missing, reference(run.model), stride, name)
-        yield from _block_a_row(run.kernel)
+        yield from _block_a_row(run.kernel, width, case[2])
     if missing.size:
         yield (f"{missing.size} of {n} pixels were never written (the first at x = "
                f"{missing[0] % width}, y = {missing[0] // width}): some pixels got two threads "
@@ -265,22 +266,28 @@ ROWS = (100, 37, 128)
 pixels unwritten that taking pixel t = threadIdx.x (blockIdx.x left out) writes."""
 
 
-def _block_a_row(kernels):
+def _block_a_row(kernels, width, block):
     """x = threadIdx.x, y = blockIdx.x (a block a row assumed): on ``ROWS``, on the simulator,
     the pixels of i = blockIdx.x * width + threadIdx.x, for the threads t < width * height (all
-    inside the image there), hold their grey values and the others the poison."""
-    width, height, block = ROWS
-    t, launch = np.arange(width * height), _launch(ROWS)   # the threads the guard keeps
+    inside the image there), hold their grey values and the others the poison; named as the
+    kernel's text writes it where it splits t by blockDim.x (``split_by_the_block``: the case's
+    ``width`` and ``block`` for the verdict)."""
+    t, launch = np.arange(ROWS[0] * ROWS[1]), _launch(ROWS)   # the threads the guard keeps
     drawn = np.zeros(t.size, bool)
-    drawn[t // block * width + t % block] = True
+    drawn[t // ROWS[2] * ROWS[0] + t % ROWS[2]] = True
     want = np.where(drawn, reference(launch.model).ravel(), sepia.POISONS[0]).astype(int)
     seen = microscope.observe(kernels, launch, key="a block a row", racecheck=False)
     if seen.crash is None and not drawn.all() and \
             np.abs(seen.outs[0].got.ravel().astype(int) - want).max() <= 1:
-        yield ("thread t took x = threadIdx.x and y = blockIdx.x, one block a row, but the grid "
-               "is flat: a block's threads run on past a row's end into the next row, which the "
-               "next block writes too, and the pixels past the last block's run are never written",
-               ROW_HINT)
+        split = split_by_the_block(kernels)
+        took, hint = ("x = threadIdx.x and y = blockIdx.x", ROW_HINT) if split is None else (
+            f"{split[0]} and {split[1]}, splitting t by the block's size, blockDim.x = {block}, "
+            f"where the row's length, width = {width}, belongs: x came out threadIdx.x and y "
+            "blockIdx.x",
+            "split t by the row's length, not the block's: " + ROW_HINT.split(": ", 1)[1])
+        yield (f"thread t took {took}, one block a row, but the grid is flat: a block's threads "
+               "run on past a row's end into the next row, which the next block writes too, and "
+               "the pixels past the last block's run are never written", hint)
 
 
 def _row_zero(missing, n, width, height):

@@ -37,6 +37,20 @@ def swapped_index(kernels):
     return None
 
 
+def split_by_the_block(kernels):
+    """(x's split, y's split) as the kernel's text writes them, where it splits a flat index by
+    the block's size, x = t % blockDim.x and y = t / blockDim.x (as the learner names them), which
+    make x threadIdx.x and y blockIdx.x; None otherwise, or where the text cannot be read."""
+    if (text := kernel_words(kernels)) is None:
+        return None
+    source, tokens, words, body, end = text
+    split = {words[k + 3]: " ".join(source[tokens[k].start:tokens[k + 6].end].split())
+             for k in range(body + 1, end - 7) if words[k + 1] == "=" and
+             words[k + 2].isidentifier() and words[k + 3] in ("%", "/") and
+             words[k + 4:k + 7] == ["blockDim", ".", "x"] and words[k + 7] in (";", ",")}
+    return (split["%"], split["/"]) if len(split) == 2 else None
+
+
 def swapped_pixels(kernels, t, width, height):
     """(pixels, problem, hint) of the threads ``t`` (an array) of a kernel whose text indexes its
     right split x * width + y (``swapped_index``): their pixels i = x * width + y, the problem

@@ -30,26 +30,35 @@ def reference(rgb: np.ndarray, matrix=SEPIA.T, half=0.5) -> np.ndarray:
     return np.minimum(np.floor(rgb @ matrix + half), 255).astype(np.uint8)
 
 
-def copied_channel(rgb, got, exact):
-    """One channel's bytes holding another channel's results (to a level), the other two right:
-    the byte stored from another channel's sum (out[3*i + 1] from r2), or its sum computed with
-    that channel's weights."""
+def copied(rgb, got, exact):
+    """(c, d, y, x) where channel c's bytes hold channel d's results (to a level), the other two
+    channels right, (x, y) the first pixel where c is wrong; None otherwise."""
     want = reference(rgb)
     right = ~_differs(got, want, exact)
     for c, d in itertools.permutations(range(3), 2):
         if np.delete(right, c, axis=2).all() and not right[..., c].all() and not _differs(
                 got[..., c], want[..., d], exact[..., d]).any():
-            y, x = np.argwhere(~right[..., c])[0]
-            name, other = CHANNEL_NAMES[c], CHANNEL_NAMES[d]
-            weights = " + ".join(f"{w}f * {v}" for w, v in zip(SEPIA[c], "rgb"))
-            yield (f"the {name} bytes hold the {other} results, the other channels right (x = "
-                   f"{x}, y = {y}: {name} {got[y, x, c]}, its {other} value, where its {name} "
-                   f"value is {want[y, x, c]}): the {name} byte was stored from the {other} sum "
-                   f"({'rgb'[d]}2 where {'rgb'[c]}2 belongs), or the {name} sum was computed with "
-                   f"the {other} weights", f"each byte stores its own channel's sum: "
-                   f"out[3*i{f' + {c}' if c else ''}] = (unsigned char)fminf({'rgb'[c]}2 + 0.5f, "
-                   f"255.0f), with {'rgb'[c]}2 = {weights}")
-            return
+            return (c, d, *np.argwhere(~right[..., c])[0])
+    return None
+
+
+def copied_channel(rgb, got, exact):
+    """One channel's bytes holding another channel's results (``copied``): the byte stored from
+    another channel's sum (out[3*i + 1] from r2), or its sum computed with that channel's
+    weights."""
+    if (found := copied(rgb, got, exact)) is None:
+        return
+    c, d, y, x = found
+    want = reference(rgb)
+    name, other = CHANNEL_NAMES[c], CHANNEL_NAMES[d]
+    weights = " + ".join(f"{w}f * {v}" for w, v in zip(SEPIA[c], "rgb"))
+    yield (f"the {name} bytes hold the {other} results, the other channels right (x = "
+           f"{x}, y = {y}: {name} {got[y, x, c]}, its {other} value, where its {name} "
+           f"value is {want[y, x, c]}): the {name} byte was stored from the {other} sum "
+           f"({'rgb'[d]}2 where {'rgb'[c]}2 belongs), or the {name} sum was computed with "
+           f"the {other} weights", f"each byte stores its own channel's sum: "
+           f"out[3*i{f' + {c}' if c else ''}] = (unsigned char)fminf({'rgb'[c]}2 + 0.5f, "
+           f"255.0f), with {'rgb'[c]}2 = {weights}")
 
 
 def one_channel(rgb, got, exact):

@@ -97,6 +97,7 @@ def _mistakes(case, run):
     yield from sepia_x16_tail.uint4s_out_of_order(rgb, got, n)
     yield from sepia_x16_models.mistakes(rgb, got, n, sepia.JUNK)
     yield from _word_k_over_3(rgb, got, n)
+    yield from sepia_x16_tail.copied_in_the_loop(rgb, got, n)
     whole = 16 * (n // 16)      # the groups and the tail, each on its own: a mistake in one only
     for part, block, models in ((slice(0, whole), (48, "group"), _group_models(rgb, got, n)),
                                 (slice(whole, n), None, ())):

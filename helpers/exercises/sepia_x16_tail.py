@@ -4,7 +4,8 @@ and a tail loop that starts inside the groups (``tail_race``, from the simulator
 groups set apart from the tail: stored as they were loaded (``groups_as_loaded``); and the
 pixels never written (``unwritten``), the groups' among them stored into rgb
 (``stored_into_the_input``); and the pixel loop over only some of a group's pixels
-(``pixels_left_out``); and w[] built from the three uint4 out of order (``uint4s_out_of_order``)."""
+(``pixels_left_out``); and w[] built from the three uint4 out of order (``uint4s_out_of_order``);
+and one channel of the groups holding another's results, the tail right (``copied_in_the_loop``)."""
 
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ from helpers.backend import BACKEND
 from helpers.exercises import sepia
 from helpers.exercises.kernel import Kernels
 from helpers.exercises.microscope import accesses_of
+from helpers.exercises.sepia_models import copied
 
 
 def tail_from_its_start(run, n):
@@ -194,6 +196,30 @@ def groups_as_loaded(rgb, got, n):
            "into res[]", "store the results: dst[0] = make_uint4(res[0], res[1], res[2], "
            "res[3]), dst[1] = make_uint4(res[4], ..., res[7]), dst[2] = make_uint4(res[8], ..., "
            "res[11])")
+
+
+def copied_in_the_loop(rgb, got, n):
+    """The whole groups' bytes of one channel holding another channel's results (``copied``),
+    their other channels right, and the tail's pixels (sepia_pixel's) right where there is a
+    tail: the 16-pixel loop's set_byte of that channel was given the other's sepia_channel, its
+    weights (a line copied from another, its weights left as they were)."""
+    whole = 16 * (n // 16)
+    groups, tail = rgb[None, :whole], rgb[None, whole:]
+    found = copied(groups, got[None, :whole], groups @ sepia.SEPIA.T) if whole else None
+    if found is None or sepia._differs(got[None, whole:], sepia.reference(tail),
+                                       tail @ sepia.SEPIA.T).any():
+        return
+    c, d, _, p = found
+    (name, other), at = (sepia.CHANNEL_NAMES[k] for k in (c, d)), f"3 * p + {c}" if c else "3 * p"
+    weights = [", ".join(f"{w}f" for w in sepia.SEPIA[k]) for k in (c, d)]
+    yield (f"in the 16-pixel loop the {name} bytes hold the {other} results" + (
+        f", the tail's pixels right (pixels {whole} to {n - 1}, which sepia_pixel converts)"
+        if whole < n else "") + f", the other channels right (pixel {p}: {name} {got[p, c]}, its "
+        f"{other} value, where its {name} value is {sepia.reference(groups)[0, p, c]}): "
+        f"the {name} byte, set_byte(res, {at}, sepia_channel(r, g, bl, ...)), was given the "
+        f"{other} result: its sepia_channel takes the {other} weights, {weights[1]}",
+        f"{name}'s weights are {weights[0]}, as in sepia_pixel: set_byte(res, {at}, "
+        f"sepia_channel(r, g, bl, {weights[0]}));")
 
 
 TAIL_CALL = "sepia_pixel(rgb, out, i) with i the pixel's number in the image, 16 * groups to n - 1"

@@ -272,6 +272,13 @@ WRONG = {
     "stores_take_w": ([(STORES, STORES.replace("res[", "w[")),
                        ("(res[0], res[1], res[2], res[3])", "(w[0], w[1], w[2], w[3])")],
                       "the whole groups' pixels came out unchanged, each equal to its input"),
+    # blind audit AL (was 'the green bytes hold the red results ...: the green byte was stored
+    # from the red sum (r2 where g2 belongs) ...', the sepia exercise's words): the 16-pixel
+    # loop's green line copied from the red one, its weights unchanged; the tail right
+    "green_with_the_red_weights": ([("3 * p + 1, sepia_channel(r, g, bl, 0.349f, 0.686f, 0.168f)",
+                                     "3 * p + 1, sepia_channel(r, g, bl, 0.393f, 0.769f, 0.189f)")],
+                                   "in the 16-pixel loop the green bytes hold the red results, "
+                                   "the tail's pixels right"),
     "channels_read_as_char": ([(READ_AS_FLOAT, READ_AS_CHAR)],
                               "bytes of 128 and more became negative"),
     "channels_read_as_char_saturated": ([(READ_AS_FLOAT, READ_AS_CHAR), (CHANNEL_SUM, SATURATED)],

@@ -9,8 +9,8 @@ import re
 import numpy as np
 import pytest
 
-from kernel_sources import (assert_mistake_named, assert_refused_and_named, compile_variant_pairs,
-                            simulator_only, solution, variant)
+from kernel_sources import (assert_mistake_named, compile_variant_pairs, simulator_only, solution,
+                            variant)
 
 from helpers.backend import BACKEND
 from helpers.exercises import gray_coalesced as checker
@@ -203,6 +203,14 @@ WRONG = {
     "a_block_a_row": ([(X, "int x = threadIdx.x;"), (Y, "int y = blockIdx.x;")],
                       ["thread t took x = threadIdx.x and y = blockIdx.x, one block a row",
                        "x = t % width, y = t / width"]),
+    # blind audit AL (was 'thread t took x = threadIdx.x and y = blockIdx.x, one block a row, but
+    # the grid is flat ...', code the learner never wrote): t split by the block's size, x = t %
+    # blockDim.x, y = t / blockDim.x, where width belongs
+    "split_by_the_block": ([(X, "int x = t % blockDim.x;"), (Y, "int y = t / blockDim.x;")],
+                           ["thread t took x = t % blockDim.x and y = t / blockDim.x, splitting t "
+                            "by the block's size, blockDim.x = 256, where the row's length, width "
+                            "= 45, belongs", "Hint: split t by the row's length, not the "
+                            "block's: x = t % width, y = t / width"]),
     # blind audit TLA-gray_coalesced-1: one block a row, as in mandelbrot_rows, in t itself (was
     # '14 of 315 pixels were never written ...: some pixels got two threads and others none.
     # Hint: take pixel t of the image read as one flat run of pixels: x = t % width, ...', the
@@ -382,19 +390,3 @@ def test_an_index_written_column_by_column_is_named_in_the_note(kernels, capsys)
     assert "pixel (x, y) of a row-major image is i = y * width + x" in verdict.hint, out
     if BACKEND == "simulator":
         assert "but i = x * height + y lays the image out column by column" in verdict.slow, out
-
-
-# Mistakes the compiler refuses, named from the simulator's record of g++'s first error: blind
-# audit G27, Python's floor division, whose // starts a comment (was 'does not compile. Hint: read
-# the compiler's first error')
-DOES_NOT_COMPILE = {
-    "floor_division": ([("int y = t / width;", "int y = t // width;")],
-                       {"problem": "line 21's // starts a comment, not a division: everything "
-                                   "after it, width;, is not code",
-                        "hint": "/ on two ints already drops the fraction, as Python's // does "
-                                "(int y = t / width;)"}),
-}
-
-@pytest.mark.parametrize("name", sorted(DOES_NOT_COMPILE))
-def test_a_mistake_the_compiler_refuses_is_named(name, capsys):
-    assert_refused_and_named(checker.check_gray_coalesced, "gray_coalesced", name, *DOES_NOT_COMPILE[name])
