@@ -40,8 +40,8 @@ from helpers.exercises.copy_bandwidth_models import (
     divided_by_1e10, floored, host_clock, is_floored, made_larger, made_whole, object_size,
     one_element, one_event, returned_ms, tenfold_seconds, upside_down)
 from helpers.exercises.copy_bandwidth_waits import (
-    copied_without_stream, end_waited_early, named_not_called, queried_not_waited, start_waited_for,
-    waited_after_the_read)
+    copied_without_stream, end_waited_early, named_not_called, noting_stream, queried_not_waited,
+    start_waited_for, waited_after_the_read, waited_before_end)
 from helpers.exercises.function import check_function, copies_noted, run_catching, source_first
 from helpers.exercises.verdict import Verdict, check_cases
 
@@ -202,13 +202,11 @@ def _misplaced(pair, copies):
 
 
 @contextlib.contextmanager
-def _watched(drv, fn):
-    """While in use, the driver's Event and its copies as the learner's function finds them: each
-    event notes its record, waits, query()s (and answers) and the ms its time_till or time_since
-    hands back, each copy its arrays and stream (one given source first refused: source_first).
-    Gives ``(slip, unrecorded, misplaced, ...)``: ``slip(gbs)``, ``_slip_of``'s; ``unrecorded(err)``,
-    what a failed time_till or time_since shows (``_never_recorded``, else copy_bandwidth_waits'),
-    or None; ``misplaced()``, ``one_event``, ``_misplaced`` or ``copied_without_stream``."""
+def _watched(drv, fn, stream):
+    """While in use, the driver's Event and copies as ``fn`` finds them (source first refused),
+    noting each event's record, waits, query()s and ms, each copy's arrays and stream, ``stream``'s
+    waits. Gives ``(slip, unrecorded, misplaced, ...)``: ``_slip_of``'s, a failed time_till's cause
+    (``_never_recorded``, copy_bandwidth_waits'), a copy or wait out of place (``misplaced()``)."""
     ms, missing, notes, pair, made, waited, early, asked = ([] for _ in range(8))
     event = drv.Event
 
@@ -220,7 +218,7 @@ def _watched(drv, fn):
             made.append(1)
 
         def record(self, *args, **kwargs):
-            self.recorded, self.queued = True, _queued(copies)
+            self.recorded, self.queued, self.waits = True, _queued(copies), len(stream.waits)
             return super().record(*args, **kwargs)
 
         def synchronize(self):
@@ -254,9 +252,11 @@ def _watched(drv, fn):
     drv.Event = Event
     try:
         with copies_noted(drv, source_first(fn, drv)) as copies:
+            stream.queued = lambda: _queued(copies)
             yield (lambda gbs: _slip_of(gbs, copies, ms, notes, pair), unrecorded,
                    lambda: one_event(pair, made) or _misplaced(pair, copies)
-                   or copied_without_stream(fn, copies),
+                   or copied_without_stream(fn, copies) or waited_before_end(
+                       fn, pair, waited, stream),
                    lambda fn: lambda err: made_whole(fn, notes),
                    lambda fn, gbs: [] if ms else host_clock(fn, gbs, made))
     finally:
@@ -316,7 +316,7 @@ def _mistakes(fn, n):  # fn on a fresh buffer of n elements: each mistake seen, 
 
     h = drv.pagelocked_empty(n, np.float32)
     h[:] = np.random.default_rng(n).random(n, dtype=np.float32)
-    d, stream = drv.mem_alloc(h.nbytes), drv.Stream()
+    d, stream = drv.mem_alloc(h.nbytes), noting_stream(drv)
     _measure(h, d, stream)  # a first copy pays for touching the memory: not the learner's
     drv.memset_d32(d, 0, n)
     before = h.copy()
@@ -329,7 +329,7 @@ def _mistakes(fn, n):  # fn on a fresh buffer of n elements: each mistake seen, 
                               "nothing was queued between them; record start, then the copy, "
                               "then end, all in stream"), (drv.Error, unrecorded or _none)])
 
-    with _watched(drv, fn) as (slip, unrecorded, misplaced, whole, clock):
+    with _watched(drv, fn, stream) as (slip, unrecorded, misplaced, whole, clock):
         mistake, run = call(unrecorded, whole(fn))
     yield from filter(None, [misplaced()])  # no copy between the events: before any error
     if mistake:

@@ -1,7 +1,8 @@
 """The waits of notebook 05's event-timing exercise (``helpers.exercises.copy_bandwidth``), each
 read when time_till or time_since failed for want of one: the end event waited for before it was
 recorded, or after the time was read, or only asked about (``end.query()``), or only named
-(``end.synchronize``, no parentheses), or the start event waited for in its place; and the copy
+(``end.synchronize``, no parentheses), or the start event waited for in its place; the stream
+waited for before end was recorded (``noting_stream``, ``waited_before_end``); and the copy
 queued with no stream, which the events in stream wait for only by the default stream's rule."""
 
 from __future__ import annotations
@@ -118,3 +119,48 @@ def queried_not_waited(fn, pair, waited, asked, err, drv):
             f"the copy, and {end} after it, were still on their way",
             f"wait with {end}.synchronize() before {timed}: query() is for a host that does "
             f"other work meanwhile and asks again (while not {end}.query(): ...)")
+
+
+def noting_stream(drv):
+    """A stream of ``drv`` whose synchronize()s note, in its ``waits``, how many copies host to
+    device had been queued by then (its ``queued()``, which a watcher sets; 0 until then)."""
+    class Stream(drv.Stream):
+        def synchronize(self):
+            self.waits.append(self.queued())
+            return super().synchronize()
+
+    stream = Stream()
+    stream.waits, stream.queued = [], lambda: 0
+    return stream
+
+
+def waited_before_end(fn, pair, waited, stream):
+    """(problem, hint) when the host waited for ``stream`` (``noting_stream``'s) once the copies
+    between the events ``pair`` = [start, end] were all queued, and only then recorded end (each
+    event noting, at its record, the copies queued, ``queued``, and the stream's waits so far,
+    ``waits``): end stamps the host's wake-up, not the copy's end; and, where nothing waited for
+    end after its record (``waited``: the events synchronized), that too; else None."""
+    start, end = pair if len(pair) == 2 else (None, None)
+    if not (hasattr(start, "queued") and getattr(end, "queued", 0) > start.queued
+            and end.queued in stream.waits[:end.waits]):
+        return None
+    code = code_of(fn)
+    calls = [n for n in ast.walk(code.tree) if isinstance(n, ast.Call)
+             and isinstance(n.func, ast.Attribute)] if code else []
+    read = next((n for n in calls if n.func.attr in ("time_till", "time_since") and n.args), None)
+    name = ast.unparse(read.args[0] if read.func.attr == "time_till" else read.func.value) \
+        if read else "end"
+    record = next((n for n in calls if n.func.attr == "record"
+                   and ast.unparse(n.func.value) == name), None)
+    wait = record and max((n for n in calls if n.func.attr == "synchronize" and ast.unparse(
+        n.func.value) != name and code.number(n) < code.number(record)), key=code.number,
+        default=None)
+    told = (f"{ast.unparse(wait)} (line {code.number(wait)}) comes before {ast.unparse(record)} "
+            f"(line {code.number(record)})" if wait else f"the host waited for the stream before "
+            f"{name}.record(stream)")
+    unwaited = not any(e is end for e in waited) and len(stream.waits) == end.waits
+    return (f"{told}, after the copy: {name} was stamped when the host, its wait over, recorded "
+            f"it, not when the copy ended, so the time holds the host's wake-up too"
+            + (f"; and nothing waited for {name} before the time was read" if unwaited else ""),
+            f"record {name} right after the copy: {name}.record(stream), then "
+            f"{name}.synchronize(), then ms = start.time_till({name})")

@@ -15,7 +15,7 @@ from helpers.exercises import hidden as hidden_cases
 from helpers.exercises.function import HOLD_MS, check_function, run_catching, stream_holder
 from helpers.exercises.learner_code import told_uncalled
 from helpers.exercises.hidden import awkward
-from helpers.exercises.pipeline_copies import over_budget, overwritten_before_read
+from helpers.exercises.pipeline_copies import over_budget, overwritten_before_read, true_division
 from helpers.exercises.pipeline_models import (ATOL, RTOL, buffers_watched, copies_and_launches,
                                               count_one_short, how_copied, launch_fits,
                                               shared_buffers, sharing, union_bytes)
@@ -197,7 +197,7 @@ def mistakes(fn, case, kernel, on_gpu, work=WORK_SMALL, buffers=None, want=None,
         raised, at_return = run_catching(call, "replace the TODO in my_pipeline with your code", (
             (LaunchArgumentError, "launch takes (d_in, d_out, count, stream): device buffers (or "
                                   "addresses), the number of elements as an int, and a stream"),
-            (IndexError, stream_index(streams, case[1])),
+            (IndexError, stream_index(streams, case[1])), (TypeError, true_division(fn)),
             ((drv.LogicError, drv.LaunchError), "a copy or a kernel touched memory outside a "
              "buffer: a chunk's copy must fit its device buffer, and count must be the chunk's "
              "own length (hi - lo)")))

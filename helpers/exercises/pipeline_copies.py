@@ -3,7 +3,8 @@ queues them: the device address a copy was given, and a copy given its arguments
 copy's order (the source first), refused before it is made: PyCUDA would raise a TypeError that
 names a buffer protocol or a C++ signature, not the swap; the buffers the copies go through,
 allocated larger than the budget of one chunk each (``over_budget``); and a later chunk's copy in
-queued into a d_in before the launch that reads it (``overwritten_before_read``)."""
+queued into a d_in before the launch that reads it (``overwritten_before_read``); and a size or
+a bound divided with /, a float where a whole number belongs (``true_division``)."""
 
 from __future__ import annotations
 
@@ -99,3 +100,41 @@ def overwritten_before_read(calls, copies, order, streams, h_in):
                "launch(d_in, d_out, hi - lo, s), drv.memcpy_dtoh_async(h_out[lo:hi], d_out, s), "
                "so that the stream's next chunk reuses its buffers only after them")
         return
+
+
+class _Floored(ast.NodeTransformer):  # an expression with each / made //
+    def visit_BinOp(self, node):
+        self.generic_visit(node)
+        return ast.BinOp(node.left, ast.FloorDiv(), node.right) if isinstance(
+            node.op, ast.Div) else node
+
+
+def true_division(fn):
+    """For ``run_catching``'s hints (TypeError): the floats that ``fn``'s line which raised used
+    (the values in its frame), made by an assignment of its code that divides with / (the first
+    whose name holds a float there), where a whole number belongs; None where none is seen."""
+    def told(err):
+        tb, frame, code = err.__traceback__, None, code_of(fn)
+        while tb is not None:
+            frame, tb = (tb.tb_frame if tb.tb_frame.f_code is fn.__code__ else frame), tb.tb_next
+        if frame is None or code is None:
+            return None
+        seen = frame.f_locals
+        line = frame.f_lineno - code.first + 1
+        floats = list(dict.fromkeys(n.id for n in sorted(
+            (n for n in ast.walk(code.tree) if isinstance(n, ast.Name) and n.lineno == line),
+            key=lambda n: n.col_offset) if isinstance(seen.get(n.id), float)))
+        split = next((n for n in ast.walk(code.tree) if isinstance(n, ast.Assign)
+                      and isinstance(n.targets[0], ast.Name)
+                      and isinstance(seen.get(n.targets[0].id), float)
+                      and any(isinstance(b, ast.BinOp) and isinstance(b.op, ast.Div)
+                              for b in ast.walk(n.value))), None)
+        if not floats or split is None:
+            return None
+        values = ", ".join(f"{name} = {seen[name]!r}" for name in floats)
+        whole = f"{split.targets[0].id} = {ast.unparse(_Floored().visit(split.value))}"
+        return (f"{' and '.join(floats)} {'is a float' if len(floats) == 1 else 'are floats'} "
+                f"({values}), where a whole number belongs: {ast.unparse(split)} "
+                f"({code.at(split)}) divides with /, which in Python always gives a float, even "
+                "where it comes out whole", f"divide with // where a whole number belongs: {whole}")
+    return told

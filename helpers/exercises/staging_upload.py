@@ -37,7 +37,8 @@ from helpers.exercises.learner_code import told_uncalled
 from helpers.exercises.staging_upload_filling import (Queued, filled_after_queued, not_staged,
                                                      noting_context, noting_events)
 from helpers.exercises.staging_upload_polls import (asked_not_waited, noting_streams,
-                                                   one_way_only, stream_queried)
+                                                   one_way_only, stream_queried,
+                                                   waited_after_its_copy)
 from helpers.exercises.staging_upload_models import (at_element_offsets, at_elements,
                                                     at_the_chunk_ends, at_the_start_of_d,
                                                     chunk_in_bytes, chunk_too_long, context_waited,
@@ -320,7 +321,8 @@ def _not_overlapped(log, fn):
             last = stream
         elif what == "wait" and last is not None and stream is last and any(
                 other == "copy" for other, _ in log[k + 1:]):
-            yield from filter(None, [waited_for_both_each_chunk(log, fn)])
+            yield from filter(None, [waited_for_both_each_chunk(log, fn),
+                                     waited_after_its_copy(fn)])
             yield ("d holds h, but before filling each chunk the host waited for the copy it had "
                    "just queued (the other stream's): no filling ran beside a copy",
                    "before filling staging[c % 2], wait for streams[c % 2], whose last copy is "

@@ -2,7 +2,8 @@
 ``helpers.exercises.staging_upload``: their waits and questions as the host made them
 (``noting_streams``), a stream asked whether its copies are done where the host should wait for
 it (``asked_not_waited``), query(), an Event's question, asked of a stream
-(``stream_queried``), and every copy queued on one stream (``one_way_only``)."""
+(``stream_queried``), every copy queued on one stream (``one_way_only``), and a stream waited for
+right after its copy was queued (``waited_after_its_copy``)."""
 
 from __future__ import annotations
 
@@ -162,3 +163,32 @@ def _parity(fn, chunk):
                 return (f": {name} % 2 is 0 for every chunk ({code.quoted(node)}), since "
                         f"{name} steps by {step[1]} = {chunk:,}, an even number")
     return ""
+
+
+def waited_after_its_copy(fn):
+    """(problem, hint) where ``fn``'s code, in its chunk loop, waits for a stream right after it
+    queued the chunk's copy on that stream (the wait's stream the copy's): each copy waited for
+    as soon as it was queued; None where the code is not known or has no such wait. For a run
+    whose every copy the host waited for before it queued the next."""
+    if (code := code_of(fn)) is None:
+        return None
+    for loop in (n for n in ast.walk(code.tree) if isinstance(n, (ast.For, ast.While))):
+        copy = next((n for n in ast.walk(loop) if isinstance(n, ast.Call)
+                     and getattr(n.func, "attr", "") == "memcpy_htod_async"), None)
+        way = copy and [*copy.args[2:3], *(k.value for k in copy.keywords if k.arg == "stream")]
+        wait = way and next((n.value for n in loop.body if isinstance(n, ast.Expr)
+                             and isinstance(n.value, ast.Call) and n.lineno > copy.lineno
+                             and getattr(n.value.func, "attr", "") == "synchronize"
+                             and ast.unparse(n.value.func.value) == ast.unparse(way[0])), None)
+        if wait:
+            fill = next((n for n in loop.body if isinstance(n, ast.Assign) and n.lineno
+                         < copy.lineno and isinstance(n.targets[0], ast.Subscript)), None)
+            told = f"{ast.unparse(wait)} ({code.at(wait)})"
+            return (f"d holds h, but {told} comes right after the copy it waits for "
+                    f"({code.at(copy)}): each copy was waited for as soon as it was queued, so "
+                    "the host filled the next chunk only once it was done, and no filling ran "
+                    "beside a copy", f"move {ast.unparse(wait)} above the filling"
+                    + (f", {ast.unparse(fill)} ({code.at(fill)})" if fill else " of the buffer")
+                    + ": there it waits for the copy queued two chunks back, out of the same "
+                    "buffer, while the other stream's copy runs on")
+    return None

@@ -1,6 +1,7 @@
 """The pipeline exercise (notebook 05), its device buffers: buffers larger than the budget of one
 chunk each are named from the sizes given to mem_alloc (``pipeline_copies.over_budget``), where
-the kernels touched only a chunk of each and the verdict passed."""
+the kernels touched only a chunk of each and the verdict passed; and a chunk size divided with /,
+a float, named from the line that divided (``pipeline_copies.true_division``)."""
 
 import pytest
 
@@ -21,11 +22,19 @@ WRONG = {
          "(line 5 of your cell:", "the budget is one chunk a buffer, chunk * h_in.itemsize = "
          "57148 bytes", "allocate for each stream one input and one output buffer of one "
          "chunk (drv.mem_alloc(chunk * h_in.itemsize))")),
+    # blind audit AL (was 'your function raised TypeError at line 9 of your cell (...): slice
+    # indices must be integers or None ... Hint: the message says what went wrong on that line'):
+    # the chunk size rounded up with / where // belongs, a float (on a GPU mem_alloc refuses it)
+    "chunk_size_by_true_division": (
+        RIGHT.replace("chunk = -(-n // n_chunks)", "chunk = (n + n_chunks - 1) / n_chunks"),
+        ("chunk = (n + n_chunks - 1) / n_chunks (line 4 of your cell) divides with /, which in "
+         "Python always gives a float", "Hint: divide with // where a whole number belongs: "
+         "chunk = (n + n_chunks - 1) // n_chunks")),
 }
 
 
 @pytest.mark.parametrize("name", sorted(WRONG))
-def test_buffers_over_the_budget_are_named(name, capsys):
+def test_buffer_and_chunk_sizes_are_named(name, capsys):
     source, expected = WRONG[name]
     ok, out = run_check(define(source), capsys)
     assert not ok and out.startswith("NOT YET:"), out

@@ -157,6 +157,16 @@ WRONG = {
                                                 "(for s in streams:), lies inside the chunk loop",
                                                 "no filling ran beside a copy"),
                                     "hint": "dedent it, so that it runs once, after the loop"}),
+    # blind audit AL (was 'd holds h, but before filling each chunk the host waited for the copy
+    # it had just queued (the other stream's) ... Hint: ... not for the other stream', a wait on
+    # s itself): s.synchronize() right after the copy, not before the filling
+    "waited_right_after_the_copy": (right_but((WAIT, "        buf"), (COPY, COPY + "\n        "
+                                                                      "s.synchronize()")),
+                                    {"problem": ("s.synchronize() (line 10 of your cell) comes "
+                                                 "right after the copy it waits for",
+                                                 "no filling ran beside a copy"),
+                                     "hint": "move s.synchronize() above the filling, "
+                                             "buf[:hi - lo] = h[lo:hi] (line 8 of your cell)"}),
     # blind audit AH (was 'PASS: d holds h ...'): drv.Context.synchronize() before each refill
     "context_waited_for_each_refill": (right_but((WAIT, WAIT.replace("s.", "drv.Context."))), {
         "problem": ("(line 8 of your cell), which waits for the whole context: for both streams",
