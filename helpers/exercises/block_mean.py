@@ -128,8 +128,8 @@ def planted_bugs(kernels) -> Verdict | None:
             return not_yet(*tile)
         if state == "other" and (big := models.count_past_block(kernels.simulated, err, bug.n)):
             return not_yet(*big)
-        if state == "other" and (named := models.thread_counted_twice(err) or models.mean_at_first(
-                err) or models.mean_started_by_every_thread(err) or models.zeroed_while_added(err)):
+        if state == "other" and (named := models.thread_counted_twice(err) or models.mean_at_first(err)
+                or models.mean_started_by_every_thread(err) or models.zeroed_while_added(err) or loads.mean_read_above_barrier(kernels, err)):
             return not_yet(*named)
         if state == "other":
             return not_yet(*EXERCISE.failure(

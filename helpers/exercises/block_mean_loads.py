@@ -1,7 +1,8 @@
 """The load into the tile of notebook 09's block mean, seen in the simulator's trace of a launch
 (``helpers.exercises.block_mean``): a load that indexed x by the thread's place in its block
 (``load_by_thread``), and one clamped to n, where n - 1 belongs, which reads x[n], one past x's
-end, in every thread past it (``clamped_to_n``)."""
+end, in every thread past it (``clamped_to_n``); and the load of the block's mean from means
+above the barrier meant to hold it back until thread 0 stored it (``mean_read_above_barrier``)."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ import numpy as np
 from helpers.exercises.block_mean_models import BLOCK
 from helpers.exercises.common import Output
 from helpers.exercises.kernel import Launch
-from helpers.exercises.microscope import accesses_of
+from helpers.exercises.microscope import accesses_of, barrier_lines
 
 
 def load_by_thread(run, got, x, n):
@@ -65,3 +66,28 @@ def clamped_to_n(kernels, n):
             f"past x's last element, x[n - 1]: x has n = {n} elements, x[0] to x[{n - 1}]",
             "clamp to the last element, x[min(i, n - 1)], or load 0.0f past it: tile[t] = i < n "
             "? x[i] : 0.0f")
+
+
+def mean_read_above_barrier(kernels, err):
+    """(what happened, hint) where the race check (``err``) found, in one block, thread 0's store
+    of means[b] and another thread's read of it on a later line, with no __syncthreads() between
+    the two lines in the kernel's text and one below the read: the read sits above the barrier
+    that was to hold it back. None otherwise."""
+    if getattr(err, "kind", None) != "race" or err.space != "global" or \
+            err.array != "means" or err.first.block != err.second.block:
+        return None
+    store, load = sorted((err.first, err.second), key=lambda a: not a.writes)
+    if not store.writes or not load.reads:
+        return None
+    stored, read = (int(a.line.rsplit(":", 1)[1]) for a in (store, load))
+    barriers = barrier_lines(kernels)
+    below = [b for b in barriers if b > read]
+    if not stored < read or not below or any(stored < b < read for b in barriers):
+        return None
+    return (f"a data race on means[{err.element}] (global memory): {store.who} stores the block's "
+            f"mean at line {stored}, and {load.who} reads it at line {read}, above the "
+            f"__syncthreads() at line {below[0]}: that barrier comes after the read, so it does "
+            f"not hold the read back until thread 0 has stored the mean (the race check: a "
+            f"{err.hazard} hazard)", f"move the read of means[blockIdx.x] below the "
+            f"__syncthreads() (line {below[0]}): read it in y[i] = x[i] - means[blockIdx.x], or "
+            "into a variable declared after the barrier")

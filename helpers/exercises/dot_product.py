@@ -163,7 +163,7 @@ def _mistakes(case, run):
     first = np.arange(products.size) % (case["block"] * case["grid"]) % case["block"] < 32
     if _close(got, products[first].sum()):
         yield from read_not_added(accesses_of(kernels, _launch(PLACES), "warp sums read", 4096),
-                                  PLACES["block"] // 32)
+                                  PLACES["block"] // 32, body_words(kernels))
     yield from matches(got, wrong_sums(products, case["block"], case["grid"]), _close)
     yield from _unset(kernels)
     yield from _not_shared(kernels)

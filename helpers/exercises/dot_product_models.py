@@ -266,12 +266,13 @@ def _lane_bound(text):
     return bound, source[tokens[at].start:tokens[last].end], words[at:last + 1]
 
 
-def read_not_added(kept, warps):
+def read_not_added(kept, warps, words):
     """(problem, hint) for a sum that is each block's first warp's alone where a trace of the
     first block (``kept``: its accesses, ``warps`` warps a block) shows lane 0 of every warp
     storing its warp's element of shared memory and lanes 0 to ``warps`` - 1 of the first warp
-    reading one each: the sums were read, but never added together (no warp_sum over them), so
-    lane 0's atomicAdd took the one it read itself."""
+    reading one each: the sums were read, but never added together (no warp_sum over them), or
+    added into a variable that lane 0's atomicAdd does not add (the kernel body's ``words``, from
+    ``microscope.body_words``, tell), so lane 0's atomicAdd took the one it read itself."""
     ours = kept[kept["shared"] & (kept["block"] == 0)] if kept is not None else None
     if ours is None or not len(ours):
         return
@@ -282,13 +283,33 @@ def read_not_added(kept, warps):
             [(w, w) for w in range(warps)]:
         return
     array = ours[0]["array"]
-    yield (f"{array} was filled and read (on the simulator, with {warps} warps a block, lane 0 "
-           f"of each warp stored {array}[0] to [{warps - 1}] and lanes 0 to {warps - 1} of the "
-           f"first warp read them), but the sum is each block's first warp's alone: lane 0's "
-           f"atomicAdd added only {array}[0], the value it read itself: the values the first "
-           "warp's lanes read were never added together with warp_sum",
+    seen = (f"{array} was filled and read (on the simulator, with {warps} warps a block, lane 0 "
+            f"of each warp stored {array}[0] to [{warps - 1}] and lanes 0 to {warps - 1} of the "
+            "first warp read them), but the sum is each block's first warp's alone")
+    if aside := _sum_left_aside(words, array):
+        into, added = aside
+        yield (f"{seen}: the first warp's warp_sum over them went into {into}, which nothing "
+               f"uses: lane 0's atomicAdd adds {added}, still its own warp's sum from the first "
+               f"warp_sum", f"add the block's sum: atomicAdd(result, {into}) (or assign it to "
+               f"{added}: {added} = warp_sum(...))")
+        return
+    yield (f"{seen}: lane 0's atomicAdd added only {array}[0], the value it read itself: the "
+           "values the first warp's lanes read were never added together with warp_sum",
            "add them before lane 0's atomicAdd: v = warp_sum(lane < blockDim.x / 32 ? "
            f"{array}[lane] : 0.0f)")
+
+
+def _sum_left_aside(words, array):
+    """(the variable that the kernel body's ``words`` assign the one call over ``array``'s
+    elements to, name = function(... array[...] ...);, the word that atomicAdd(result, word)
+    adds), where that word is another variable; None else."""
+    sums = [words[i - 1] for i in range(1, len(words) - 3) if words[i] == "="
+            and words[i + 2] == "(" and array in words[i:words.index(";", i)]]
+    added = [words[i + 4] for i in range(len(words) - 5)
+             if words[i:i + 4] == ["atomicAdd", "(", "result", ","] and words[i + 5] == ")"]
+    if len(sums) == 1 and len(added) == 1 and sums[0] != added[0]:
+        return sums[0], added[0]
+    return None
 
 
 def one_sum_past(words, warps, array):

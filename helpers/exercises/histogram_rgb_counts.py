@@ -210,6 +210,10 @@ def _misplaced(rgb, case):
         (j % 3 * 256 + rgb[j // 3 + j % 3], "the bins are what a thread a pixel gives that "
          "reads pixel p's channels from bytes p, p + 1, p + 2",
          "pixel p's 3 bytes start at byte 3 * p: its channel c is rgb[3 * p + c]"),
+        (j % 3 * 256 + rgb[j - j % 3], "bins 256 to 511 (green) and 512 to 767 (blue) are "
+         "copies of bins 0 to 255 (red): each channel c of pixel p counted byte 3 * p, the "
+         "pixel's red, not its own", "channel c of pixel p is byte 3 * p + c: atomicAdd(&local"
+         "[c * LEVELS + rgb[3 * p + c]], 1u) (in a loop over bytes j, rgb[j])"),
         (j % 3 * 256 + rgb[j // 3], "each byte was counted at the level of byte j / 3, "
          "rgb[j / 3], not its own: j / 3 is the byte's pixel, but rgb is indexed by bytes, "
          "so the levels came from the image's first third", "j already counts bytes: byte "

@@ -85,6 +85,14 @@ WRONG = {
         [("    }\n    __syncthreads();\n", "    }\n")],
         ["data race on means[0] (global memory)", "not one of the planted bugs",
          "__syncthreads() between"]),
+    # blind audit AL (was '... a data race on means[0] ... Hint: ... put a __syncthreads() between the
+    # two, after thread 0's if', which it had): the mean read into a register above that barrier
+    "mean_read_above_the_barrier": ([("    }\n    __syncthreads();\n", "    }\n    float mean = means["
+                                      "blockIdx.x];\n    __syncthreads();\n"),
+                                     ("y[i] = x[i] - means[blockIdx.x];", "y[i] = x[i] - mean;")],
+                                    ["data race on means[0] (global memory)", "above the "
+                                     "__syncthreads() at line ", "Hint: move the read of "
+                                     "means[blockIdx.x] below the __syncthreads()"]),
     # y indexed by the thread alone: every block stores y[0..255], a race, but not on means
     "y_by_the_thread": ([("y[i] = x[i] - means[blockIdx.x];", "y[t] = x[i] - means[blockIdx.x];")],
                         ["data race on y[", "two threads store into the same element"]),

@@ -26,15 +26,16 @@ WRONG = [
     ("warp_sum_adds_nothing",
      variant(KERNEL, ("        v += __shfl_down_sync(0xffffffff, v, offset);\n", "        ;\n")),
      ["only thread 0 of each block counted", "__shfl_down_sync"]),
-    ("only_the_first_warp",
-     variant(KERNEL, (TAIL, "    if (threadIdx.x == 0)\n        atomicAdd(result, v);\n}\n")),
+    ("only_the_first_warp", variant(KERNEL, (TAIL, "    if (threadIdx.x == 0)\n        atomicAdd(result, v);\n}\n")),
      ["only the first warp of each block counted", "warp_sums[warp]"]),
     # blind audit AC (was 'only the first warp of each block counted ... Hint: lane 0 of every
     # warp writes its sum to warp_sums[warp]; ...', which it did): the warp sums read, not added
-    ("warp_sums_read_not_added",
-     variant(KERNEL, (FIRST_WARP, "        v = lane < warps ? warp_sums[lane] : 0.0f;\n")),
+    ("warp_sums_read_not_added", variant(KERNEL, (FIRST_WARP, "        v = lane < warps ? warp_sums[lane] : 0.0f;\n")),
      ["lanes 0 to 3 of the first warp read them", "lane 0's atomicAdd added only warp_sums[0]",
       "never added together with warp_sum", "Hint: add them before lane 0's atomicAdd: v = warp_sum("]),
+    # blind audit AL (was '... the values the first warp's lanes read were never added together with warp_sum'): the second warp_sum into an unused block_sum
+    ("second_warp_sum_left_unused", variant(KERNEL, (FIRST_WARP, "        float block_sum = warp_sum(lane < warps ? warp_sums[lane] : 0.0f);\n")),
+     ["the first warp's warp_sum over them went into block_sum, which nothing uses: lane 0's atomicAdd adds v", "Hint: add the block's sum: atomicAdd(result, block_sum)"]),
     # blind audit G21, G22 (were 'the result is NaN: the kernel read x or y past n ..., or an
     # element of a __shared__ array that no thread ... had written' and 'the sum is ...')
     ("warp_sums_stored_by_thread_0", variant(KERNEL, ("    if (lane == 0)\n        warp_sums[warp] = v;", "    if (threadIdx.x == 0)\n        warp_sums[warp] = v;")),
@@ -52,9 +53,7 @@ WRONG = [
       "the warp's sum is in lane 0", "if (lane == 0) warp_sums[warp] = v"]),
     ("second_warp_sum_added_to_v", variant(KERNEL, ("        v = warp_sum(lane < warps", "        v += warp_sum(lane < warps")),
      ["each block's first warp's sum was counted twice", "v = warp_sum(lane < blockDim.x / 32"]),
-    ("every_block_counts_everything",
-     variant(KERNEL, (LOOP, "    for (int i = threadIdx.x; i < n; i += blockDim.x)\n"
-                            "        v += x[i] * y[i];\n")),
+    ("every_block_counts_everything", variant(KERNEL, (LOOP, "    for (int i = threadIdx.x; i < n; i += blockDim.x)\n        v += x[i] * y[i];\n")),
      ["2 times the dot product", "blockDim.x * gridDim.x"]),
     ("reads_past_n", variant(KERNEL, ("i < n;", "i <= n;")), ["NaN", "i < n"]),
     # blind audit TYA-dot_product-1 (was 'the sum is 1026.345, NumPy's is 991.7638 ... Hint: each

@@ -199,12 +199,13 @@ WRONG = [
      ["data race on bins[", "the blocks add their bin", "atomicAdd(&bins[b], local[b])"]),
     # blind audit P15: the level read at the pixel's number (was '742 of the 768 bins are wrong,
     # the first bins[0] ...' with the bin's formula for hint)
-    ("level_of_byte_j_over_3",
-     variant(KERNEL, ("LEVELS + rgb[j]], 1u);", "LEVELS + rgb[j / CHANNELS]], 1u);")),
+    ("level_of_byte_j_over_3", variant(KERNEL, ("LEVELS + rgb[j]], 1u);", "LEVELS + rgb[j / CHANNELS]], 1u);")),
      ["each byte was counted at the level of byte j / 3, rgb[j / 3]", "rgb[j]"]),
-    ("pixel_thread_no_x3",
-     variant(KERNEL, (BYTE_LOOP, PIXEL_LOOP.replace("rgb[3 * p + c]", "rgb[p + c]"))),
+    ("pixel_thread_no_x3", variant(KERNEL, (BYTE_LOOP, PIXEL_LOOP.replace("rgb[3 * p + c]", "rgb[p + c]"))),
      ["reads pixel p's channels from bytes p, p + 1, p + 2", "rgb[3 * p + c]"]),
+    # blind audit AL (was '495 of the 768 bins are wrong, the first bins[257] ...', the byte loop's bin for hint): rgb[3 * p] for every channel c
+    ("pixel_thread_red_byte_for_every_channel", variant(KERNEL, (BYTE_LOOP, PIXEL_LOOP.replace("rgb[3 * p + c]", "rgb[3 * p]"))),
+     ["bins 256 to 511 (green) and 512 to 767 (blue) are copies of bins 0 to 255 (red)", "Hint: channel c of pixel p is byte 3 * p + c"]),
     # blind audit AK (was '... (index 57) ... local needs 768 bins ... declare local[768]', which it had): local[3][256] counted at local[rgb[j]][j % 3]
     ("bins_2d_indices_swapped", variant(KERNEL, ("local[CHANNELS * LEVELS];", "local[CHANNELS][LEVELS];"), ("        local[b] = 0;", "        local[b / LEVELS][b % LEVELS] = 0;"), (COUNT, "        atomicAdd(&local[rgb[j]][j % CHANNELS], 1u);\n"), ("if (local[b] > 0)\n            atomicAdd(&bins[b], local[b]);", "if (local[b / LEVELS][b % LEVELS] > 0)\n            atomicAdd(&bins[b], local[b / LEVELS][b % LEVELS]);")),
      ["rgb[0] = 57, as the row of local, declared unsigned int [3][256]", "the byte's value as the row and the channel as the column", "Hint: the channel is the row, the byte's value the column: atomicAdd(&local[j % CHANNELS][rgb[j]], 1u)"]),
