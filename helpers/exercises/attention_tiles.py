@@ -8,7 +8,7 @@ step, k and v mixed up, keys staged from the wrong index, a rescale forgotten or
 division left out) is that walk with one thing changed, and is named when the output matches it. A launch on the simulator, race-checked, inputs allocated to the byte, finds a
 missing barrier and a read past n whose value goes nowhere. An index past the TILE slots of Ks or
 Vs (the simulator stops there) is a tile's count of keys not capped at TILE (``_refine``). A
-return for the threads past n before the barriers (the kernel's words), with only the last
+return for the threads past n before the barriers, or an if around them (the kernel's words), with only the last
 block's rows wrong, is named (``models.returned_past_n``), on the simulator's launch too.
 """
 

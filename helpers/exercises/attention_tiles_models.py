@@ -251,28 +251,39 @@ def scales(inputs, kernels):
 
 
 def returned_past_n(kernels, n, got, want):
-    """(problem, hint) of a return for the threads past the last query before the tile loop's
-    __syncthreads() (the kernel's words, ``barrier_if.returns_before_barriers``), where only rows
-    of the last, partial block of o are wrong (``got`` against ``want``): those threads staged no
-    key or value, so the block's queries scored slots no thread of the block filled."""
-    from helpers.exercises.barrier_if import returns_before_barriers
+    """(problem, hint) of the threads past the last query kept from the tile loop's
+    __syncthreads() (the kernel's words, ``barrier_if``): by a return before them, or by an if
+    around them, where only rows of the last, partial block of o are wrong (``got`` against
+    ``want``): those threads staged no key or value, so the block's queries scored slots no
+    thread of the block filled."""
+    from helpers.exercises.barrier_if import barriers_in_thread_ifs, returns_before_barriers
 
     first, last = n - n % TILE, n // TILE
     rows = np.flatnonzero(~np.isclose(got.astype(np.float64), want, rtol=1e-2, atol=2e-3).all(axis=1))
-    if not n % TILE or not rows.size or rows[0] < first or not (found := returns_before_barriers(kernels)):
+    if not n % TILE or not rows.size or rows[0] < first:
         return
-    line, cond, barrier = found[0]
+    if found := returns_before_barriers(kernels):
+        line, cond, barrier = found[0]
+        did, fix = f"return at line {line}, before the __syncthreads() at line {barrier}", "keep it to the end"
+    elif found := barriers_in_thread_ifs(kernels):
+        barrier, cond, _ = found[0]
+        text = " ".join(cond).replace(" . ", ".")
+        did, fix = (f"skip the tile loop inside if ({text}), and with it the __syncthreads() at "
+                    f"line {barrier}", f"take the tile loop out of the if ({text})")
+    else:
+        return
     text = " ".join(cond).replace(" . ", ".")
     who = (f"threads {n % TILE} to {TILE - 1} of the last block (block {last}, queries {n} to "
-           f"{first + TILE - 1}, {text})" if cond[1:] == [">=", "n"] else f"the threads with {text}")
+           f"{first + TILE - 1}, i >= n)" if cond[1:] in ([">=", "n"], ["<", "n"]) else
+           f"the threads with {text}")
     wrong = f"rows {rows[0]} to {rows[-1]} of o are" if rows.size > 1 else f"row {rows[0]} of o is"
-    yield (f"{wrong} wrong, the last block's queries: {who} return at line {line}, before the "
-           f"__syncthreads() at line {barrier}: they staged no key or value for any tile, so the "
-           f"block's queries scored slots Ks[{n % TILE}] to Ks[{TILE - 1}] (and Vs's) that no "
-           "thread of the block filled, and the others wait at barriers those threads never "
-           "reach", "a thread past n still stages its tile's key and reaches every barrier: keep "
-           "it to the end, and guard only its query's load (qi[c] = i < n ? ... : 0.0f) and its "
-           "store of o (if (i < n))")
+    yield (f"{wrong} wrong, the last block's queries: {who} {did}: they staged no key or value "
+           f"for any tile, so the block's queries scored slots Ks[{n % TILE}] to Ks[{TILE - 1}] "
+           "(and Vs's) that no thread of the block filled, though those keys exist in every tile "
+           "but the last, and the others wait at barriers those threads never reach", "a thread "
+           f"past n still stages its tile's key and reaches every barrier: {fix}, "
+           "and guard only its query's load (qi[c] = i < n ? ... : 0.0f) and its store of o "
+           "(if (i < n))")
 
 
 def count_capped_with_max(kernels, launch, walk):

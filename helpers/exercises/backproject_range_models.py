@@ -153,6 +153,17 @@ def _image_centre(u, v, z, fx, fy, cx, cy):
                "the principal point is cx, cy, not the image's centre: " + FORMULA_HINT)
 
 
+def _offsets_cut(u, v, z, fx, fy, cx, cy):
+    """(xyz, problem, hint) of the offsets u - cx, v - cy (both, or one) kept in ints, cut."""
+    x, y, cut_x, cut_y = (u - cx) * z / fx, (v - cy) * z / fy, np.trunc(u - cx) * z / fx, np.trunc(v - cy) * z / fy
+    for xy, names in (((cut_x, cut_y), "X and Y were"), ((cut_x, y), "X was"), ((x, cut_y), "Y was")):
+        yield (np.stack([*xy, z]), f"{names} computed from the offsets u - cx and v - cy cut to "
+               f"whole numbers ({np.trunc(-cx):g} for u = 0, where u - cx = {-cx:g}; cx = {cx:g}, cy = "
+               f"{cy:g}): an int offset (int du = u - cx) drops the principal point's fraction",
+               "keep the offsets in floats, float du = u - cx (or write (u - cx) in the "
+               "formula): " + FORMULA_HINT)
+
+
 def _no_depth(u, v, z, fx, fy, cx, cy, kept):
     """(X, Y, problem, hint) of X (or Y) alone not multiplied by z, the ray's slope: shown at the
     first pixel kept (``kept``: the pixels that are points, or None)."""
@@ -222,6 +233,7 @@ def wrong_models(depth, intrinsics, kept=None):
     yield from _raw_depth(u, v, depth, fx, fy, cx, cy)
     yield from _projected(u, v, z, fx, fy, cx, cy)
     yield from _image_centre(u, v, z, fx, fy, cx, cy)
+    yield from _offsets_cut(u, v, z, fx, fy, cx, cy)
     yield (backproject(depth, *intrinsics, 1), "the coordinates are in millimetres, 1000 times "
            "too large", "multiply the depth by depth_scale first: z = depth[i] * depth_scale "
            "(metres)")

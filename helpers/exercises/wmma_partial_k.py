@@ -32,7 +32,7 @@ from helpers.exercises.wmma_partial_k_models import (B_TRANSPOSED, STAGINGS, STO
                                                      b_fragment_col_major, c_ld, c_stored_col_major,
                                                      guard_against_n,
                                                      fragment_from_other_tile, b_column_from_r,
-                                                     staged, a_rows_m_apart, written_by)
+                                                     staged, a_rows_m_apart, written_by, last_tile_missing)
 from helpers.exercises.wmma_partial_k_models import clamped as _clamped
 from helpers.exercises.wmma_partial_k_models import is_close as _is
 from helpers.exercises.wmma_partial_k_models import steps_cut_short as _steps_cut_short
@@ -342,9 +342,7 @@ def _mistakes(case, run):
     for mixup in (fragment_from_other_tile, b_column_from_r, a_rows_m_apart):
         yield from mixup(got, flat_a, flat_b, m, k, n)
     if _is(got, a[:, :whole] @ b[:whole]):
-        yield (f"the last, partial tile along K was skipped: C lacks the products of k = {whole} to "
-               f"{k - 1}", "loop while k0 < K (not k0 + 16 <= K): the last step stages fewer than "
-               "16 columns, and 0 after them")
+        yield from last_tile_missing(run, case, _run, observe(run.kernel, _launch(CASES[-1])))
     yield from _steps_cut_short(got, a, b, k)
     if k > 16 and _is(got, a[:, last:] @ b[last:]):
         yield (f"C holds the last step's products alone, k = {last} to {k - 1}: the accumulator "

@@ -343,3 +343,35 @@ def guard_against_n(run, case, launch):
                "below C, those of tile_row 3 = N / 16 returned), but N / 16 is the number of tiles "
                "in a row of C", "tile_row counts C's rows of tiles, of which there are M / 16: "
                "if (tile_row >= M / 16) return;")
+
+
+WHOLE_TILE = {"A": ("As", "k0 + col in A", "As[w][r][col] = k0 + col < K ? A[(tile_row * 16 + r) * K + "
+                    "k0 + col] : __float2half(0.0f)"),
+              "B": ("Bs", "k0 + r in B", "Bs[w][r][col] = k0 + r < K ? B[(k0 + r) * N + tile_col * 16 "
+                    "+ col] : __float2half(0.0f)")}
+
+
+def last_tile_missing(run, case, rerun, seen):
+    """C lacks the last, partial step's products: that step skipped by the loop, or taken (the
+    launch on the simulator, ``seen``, staged more steps of tiles than K's whole tiles) with its
+    tiles staged as zeros, by zero guards that test the whole tile (k0 + 16 <= K). Which: a launch
+    (``rerun``) with A's column K - 1 all inf (B's row) gives NaN only where that tile's guard is
+    right (inf times the other's 0)."""
+    m, seen_k, n = (int(x) for x in seen.launch.args[3:6])
+    k = case[1]
+    whole = k - k % 16
+    if seen.stats is None or seen.stats.shared_st.lanes <= (m // 16) * (n // 16) * 512 * (seen_k // 16):
+        yield (f"the last, partial tile along K was skipped: C lacks the products of k = {whole} to "
+               f"{k - 1}", "loop while k0 < K (not k0 + 16 <= K): the last step stages fewer than "
+               "16 columns, and 0 after them")
+        return
+    inf = {side: rerun(run, case, (side, k - 1)) for side in "AB"}
+    wrong = [side for side, again in inf.items()
+             if again is not None and not np.isnan(again.out.got).any()] or ["A", "B"]
+    arrays, indices, _ = (" and ".join(x) for x in zip(*(WHOLE_TILE[side] for side in wrong)))
+    guards = (f"the zero guards of {arrays} test" if len(wrong) == 2 else f"{arrays}'s zero guard tests")
+    yield (f"the last, partial step (k0 = {whole}) was taken, but its tiles were staged as zeros, "
+           f"so C lacks the products of k = {whole} to {k - 1}: {guards} the whole tile (as k0 + "
+           "16 <= K does), which is false for every element of the last, partial tile; an element's "
+           f"k is {indices}: stage each element whose k is below K, 0 past it",
+           "test each element's k: " + ", and ".join(WHOLE_TILE[side][2] for side in wrong))

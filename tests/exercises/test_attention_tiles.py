@@ -292,6 +292,16 @@ WRONG = [
       "threads 11 to 31 of the last block (block 2, queries 75 to 95, i >= n) return at line",
       "staged no key or value", "the __syncthreads() at line", "Hint: a thread past n still "
       "stages its tile's key and reaches every barrier", "if (i < n)"]),
+    # blind audit AL (was 'only the first 64 rows of o are right ... Hint: a loop or a guard stops
+    # short', no bound short): the tile loop inside if (i < n), so the threads past n stage no key
+    # and skip the barriers the others reach
+    ("tile_loop_inside_if_i_below_n", variant(KERNEL, (
+        "    for (int tile = 0; tile < tiles; ++tile) {", "    if (i < n) {\n    for (int tile = 0; tile < tiles; ++tile) {"),
+        ("staged\n    }\n", "staged\n    }\n    }\n")),
+     ["rows 64 to 74 of o are wrong, the last block's queries", "threads 11 to 31 of the last "
+      "block (block 2, queries 75 to 95, i >= n) skip the tile loop inside if (i < n)",
+      "and with it the __syncthreads() at line", "Hint: a thread past n still stages its tile's key and "
+      "reaches every barrier"]),
     # blind audit AIC-attention_tiles-1 (was 'PASS: attention over every key ...'): the running
     # max started at 0, so a query whose scores are all far below 0 got exp(s - 0) = 0 everywhere
     ("max_starts_at_0", variant(KERNEL, ("float m = -INFINITY, l = 0.0f;", "float m = 0.0f, l = 0.0f;")),
@@ -305,6 +315,7 @@ SIMULATOR_ONLY = dict.fromkeys(("keys_not_capped_at_the_tile", "loop_through_key
                                "a read past a shared array: garbage, or an illegal address, on a GPU")
 SIMULATOR_ONLY["return_past_the_last_query"] = ("a barrier the threads past n never reach, and "
                                                 "slots of Ks and Vs no thread staged: garbage")
+SIMULATOR_ONLY["tile_loop_inside_if_i_below_n"] = SIMULATOR_ONLY["return_past_the_last_query"]
 
 # Right, though not as the solution does it: powers of 2 (exp2f, the scale times log2(e)), as
 # FlashAttention's kernels compute them...

@@ -282,6 +282,13 @@ WRONG = {
                           "    int x = (u - cx) * z / fx;\n    int y = (v - cy) * z / fy;\n"
                           "    xyz[i] = x;\n    xyz[n + i] = y;")],
                         "every element of X is the right value cut to a whole number"),
+    # blind audit AL (was '1632 values differ from NumPy's ... Hint: X = (u - cx) * z / fx
+    # and ...'): the offsets from the principal point kept in ints, int du = u - cx
+    "offsets_in_ints": ([("    xyz[i] = (u - cx) * z / fx;\n    xyz[n + i] = (v - cy) * z / fy;",
+                          "    int du = u - cx, dv = v - cy;\n    xyz[i] = du * z / fx;\n"
+                          "    xyz[n + i] = dv * z / fy;")],
+                        ["X and Y were computed from the offsets u - cx and v - cy cut to whole numbers", "Hint: keep the offsets "
+                         "in floats"]),
     # blind audit TYA-backproject_range-1 (was '816 pixels with a depth inside [z_min, z_max]
     # came out NaN ...', silent on z): millimetres turned into metres twice, a / 1000 too many
     "metres_divided_by_1000_again": ([(DEPTH, "float z = depth[i] * depth_scale / 1000;")],

@@ -6,8 +6,7 @@ more on the simulator, whose race check the checker uses."""
 
 import pytest
 
-from kernel_sources import (assert_mistake_named, assert_refused_and_named, compile_variant_pairs,
-                            solution, variant)
+from kernel_sources import assert_mistake_named, compile_variant_pairs, solution, variant
 
 from helpers.backend import BACKEND
 from helpers.exercises import wmma_partial_k as checker
@@ -319,6 +318,15 @@ WRONG = [
       "in tile (0, 0)'s first step Bs[w][0][1] took B[0][0] (",
       "where B[0][1] (", "Hint: the column inside the tile is col: Bs[w][r][col] = k0 + r < K ? "
       "B[(k0 + r) * N + tile_col * 16 + col] : __float2half(0.0f)"]),
+    # blind audit AL (was 'the last, partial tile along K was skipped ... Hint: loop while k0 < K
+    # (not k0 + 16 <= K)', the loop being right): the zero guards test the whole tile, k0 + 16 <= K
+    ("guards_test_the_whole_tile", variant(KERNEL, (STAGE_A, STAGE_A.replace("k0 + col < K", "k0 + 16 <= K")),
+                                           (STAGE_B, STAGE_B.replace("k0 + r < K", "k0 + 16 <= K"))),
+     ["the last, partial step (k0 = 32) was taken, but its tiles were staged as zeros", "the zero "
+      "guards of As and Bs test the whole tile", "Hint: test each element's k: As[w][r][col] = k0 + col < K ?"]),
+    ("a_guard_tests_the_whole_tile", variant(KERNEL, (STAGE_A, STAGE_A.replace("k0 + col < K", "k0 + 16 <= K"))),
+     ["its tiles were staged as zeros", "As's zero guard tests the whole tile", "Hint: test each "
+      "element's k: As[w][r][col] = k0 + col < K ? A[(tile_row * 16 + r) * K + k0 + col]"]),
     # blind audit AC (was 'the kernel crashed: ... a read of A ... 53 bytes past the end ...
     # Hint: stage only elements inside A and B ...'): the return of the warps past the last tile
     # taken out, only the store guarded, so a warp with no tile stages A's rows past M
@@ -373,28 +381,3 @@ def test_known_mistake_fails_with_its_hint(name, source, expected, kernels, caps
     out = capsys.readouterr().out
     assert_mistake_named(verdict, out, name, expected)
     assert out.count("NOT YET:") == 1, out
-
-
-# Mistakes the compiler refuses, each named from the simulator's record of g++'s first error
-# (on a GPU, the same file compiled on the simulator): blind audit F44, the zero written as a
-# float in the ?: whose other side is a half (was 'does not compile. Hint: read the compiler's
-# first error ...')
-DOES_NOT_COMPILE = {
-    "float_zero_beside_a_half": ([(STAGE_A, STAGE_A.replace(": __float2half(0.0f)", ": 0.0f")),
-                                  (STAGE_B, STAGE_B.replace(": __float2half(0.0f)", ": 0.0f"))],
-                                 "line 23's ?: gives a const half on one side",
-                                 "make both sides half, __float2half(0.0f)"),
-    # blind audit AG (was '... from &As[w][0][0], a float pointer ... Hint: declare &As[w][0][0]
-    # and &Bs[w][0][0] half ...: const half *&As[w][0][0]'): the shared tiles declared float
-    "shared_tiles_declared_float": ([("half As[4]", "float As[4]"), ("half Bs[4]", "float Bs[4]")],
-                                    "As and Bs were declared float (lines 11 and 12) where the "
-                                    "fragments' half belongs", "declare As and Bs half, as their "
-                                    "fragments are: __shared__ __align__(32) half As[4][16][16];"),
-}
-
-
-@pytest.mark.parametrize("name", sorted(DOES_NOT_COMPILE))
-def test_a_mistake_the_compiler_refuses_is_named(name, capsys):
-    replacements, problem, hint = DOES_NOT_COMPILE[name]
-    assert_refused_and_named(checker.check_wmma_partial_k, "wmma_partial_k", name, replacements,
-                             {"problem": problem, "hint": hint})
