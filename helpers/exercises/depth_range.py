@@ -17,10 +17,11 @@ from __future__ import annotations
 import numpy as np
 
 from helpers.exercises.common import Input, Output
-from helpers.exercises.depth_range_models import (block_0_only, cut_to_a_byte, end_plus_1,
-                                                  first_threads_only, guard_lets_n_through,
-                                                  holes_only, one_atomic_a_depth, pointer_tested,
-                                                  rescaled, signed_short)
+from helpers.exercises.depth_range_models import (assigned_zero, block_0_only, cut_to_a_byte,
+                                                  end_plus_1, first_threads_only,
+                                                  guard_lets_n_through, holes_only,
+                                                  one_atomic_a_depth, pointer_tested, rescaled,
+                                                  signed_short)
 from helpers.exercises.hidden import awkward, pick
 from helpers.exercises.kernel import KernelExercise, Launch
 from helpers.exercises.microscope import accesses_of, observe, observed_mistakes
@@ -213,9 +214,9 @@ def _mistakes(case, run):
                "no cast to int *")
     yield from _index_kept(case, run, want)
     if [near, far] == [0, 0]:
-        yield from holes_only(run.kernel, _launch(dict(n=300, block=64, holes=False)))
-        yield ("every depth became 0: range came out {0, 0}, if (d = 0) assigns 0 to d",
-               "compare with ==: if (d == 0) return;")
+        no_holes = _launch(dict(n=300, block=64, holes=False))
+        yield from holes_only(run.kernel, no_holes)
+        yield from assigned_zero(run.kernel, no_holes)
     if near == 0 and far == want[1]:
         yield from pointer_tested(run.kernel)
     if near == 0:

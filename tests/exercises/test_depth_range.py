@@ -9,8 +9,11 @@ from kernel_sources import (ROOT, assert_refused_and_named, compile_variant_pair
 
 from helpers.exercises import catalog
 from helpers.exercises import depth_range as checker
+from helpers.exercises.depth_range_models import assigned_zero
+from helpers.exercises.kernel import Kernels
 
 KERNEL = solution("depth_range.cu")
+STUB = (ROOT / "cuda_src" / "exercises" / "depth_range.cu").read_text()
 HOLE = "    if (d == 0)\n        return;\n"
 ATOMICS = "    atomicMin(&range[0], d);\n    atomicMax(&range[1], d);\n"
 
@@ -239,7 +242,7 @@ RIGHT = {
 
 @pytest.fixture(scope="module")
 def kernels():
-    sources = {"solution": KERNEL,
+    sources = {"solution": KERNEL, "stub": STUB,
                **{name: variant(KERNEL, *r) for name, r in RIGHT.items()},
                **{name: variant(KERNEL, *w[0]) for name, w in WRONG.items()}}
     return compile_variant_pairs("depth_range", sources)
@@ -253,6 +256,16 @@ def test_stub_as_shipped_is_not_yet(capsys):
         "atomicMin(&range[0], d)", "return when d == 0")), verdict
     assert catalog.as_shipped(catalog.find("depth_range")) == (
         ROOT / "cuda_src" / "exercises" / "depth_range.cu").read_text()
+
+
+def test_range_of_zeros_is_an_assignment_only_where_the_image_without_holes_gives_zeros_too(kernels):
+    """On a GPU the stub's racing plain stores leave range {0, 0} in some runs, a hole's 0
+    landing last (an H100, 2026-12-07, 16 workers), which was named as if (d = 0), an assignment
+    the stub does not have: the image without holes tells the two apart."""
+    no_holes = checker._launch(dict(n=300, block=64, holes=False))
+    assert list(assigned_zero(Kernels(None, kernels["stub"][1]), no_holes)) == []
+    assert "if (d = 0)" in next(assigned_zero(Kernels(None, kernels["assigned_not_compared"][1]),
+                                              no_holes))[0]
 
 
 @pytest.mark.parametrize("name", ["solution", *sorted(RIGHT)])
