@@ -11,10 +11,10 @@ import numpy as np
 from helpers.exercises.microscope import kernel_words, source_line
 
 
-def or_store_guards(kernels, array: str) -> list:
-    """(line, the condition's text) for each if in the kernel's body whose condition joins
-    inside tests (< or <=) with || at its top level, and whose body stores into ``array``;
-    [] where there is none or no text to read."""
+def _ifs(kernels, keep):
+    """[(line, the condition's words)] of each if of the kernel's body (its simulated twin's
+    source) that ``keep(the condition's top-level words, the words after it up to the ;)``
+    accepts; [] where there is none or no text to read."""
     from helpers.sim.compile.kernel_text import Unreadable, closing
 
     if (text := kernel_words(kernels)) is None:
@@ -28,14 +28,20 @@ def or_store_guards(kernels, array: str) -> list:
             for word in cond:
                 depth += (word == "(") - (word == ")")
                 top += [word] if depth == 0 else []
-            stop = words.index(";", shut)
-            if "||" in top and "&&" not in top and not {">", ">="} & set(top) and \
-                    array in words[shut + 1:stop] and "return" not in words[shut + 1:stop]:
-                found.append((source_line(source, tokens[k].start),
-                              " ".join(cond).replace(" . ", ".")))
+            if keep(top, words[shut + 1:words.index(";", shut)]):
+                found.append((source_line(source, tokens[k].start), cond))
     except (Unreadable, ValueError, IndexError):
         return []
     return found
+
+
+def or_store_guards(kernels, array: str) -> list:
+    """(line, the condition's text) for each if in the kernel's body whose condition joins
+    inside tests (< or <=) with || at its top level, and whose body stores into ``array``;
+    [] where there is none or no text to read."""
+    return [(line, " ".join(cond).replace(" . ", ".")) for line, cond in _ifs(
+        kernels, lambda top, then: "||" in top and "&&" not in top and not {">", ">="} & set(top)
+        and array in then and "return" not in then)]
 
 
 def store_guard_with_or(past, grid, words, kernels):
@@ -65,27 +71,10 @@ def and_return_guards(kernels) -> list:
     """(line, the if's text) for each if of the kernel's body whose condition joins outside tests
     (> or >=) with && at its top level, and no ||, and whose body is return;: a thread returns
     only where every test holds. [] where there is none or no text to read."""
-    from helpers.sim.compile.kernel_text import Unreadable, closing
-
-    if (text := kernel_words(kernels)) is None:
-        return []
-    source, tokens, words, body, end = text
-    found = []
-    try:
-        for k in (k for k in range(body, end) if words[k] == "if" and words[k + 1] == "("):
-            shut = closing(tokens, k + 1)
-            depth, top = 0, []
-            for word in words[k + 2:shut]:
-                depth += (word == "(") - (word == ")")
-                top += [word] if depth == 0 else []
-            if "&&" in top and "||" not in top and {">", ">="} & set(top) and \
-                    not {"<", "<="} & set(top) and words[shut + 1:shut + 3] == ["return", ";"]:
-                cond = " ".join(words[k + 2:shut]).replace(" . ", ".").replace("( ", "(")
-                cond = cond.replace(" )", ")")
-                found.append((source_line(source, tokens[k].start), f"if ({cond}) return;"))
-    except (Unreadable, ValueError, IndexError):
-        return []
-    return found
+    found = _ifs(kernels, lambda top, then: "&&" in top and "||" not in top and {">", ">="} & set(
+        top) and not {"<", "<="} & set(top) and then == ["return"])
+    return [(line, "if ({}) return;".format(" ".join(cond).replace(" . ", ".").replace(
+        "( ", "(").replace(" )", ")"))) for line, cond in found]
 
 
 def return_guard_with_and(past, grid, words, kernels):

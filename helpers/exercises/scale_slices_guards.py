@@ -21,8 +21,7 @@ def z_against_the_launch(case, grid, hit, kernels):
         for test in _top_level_tests(tested):
             if _tests_z(test) and "gridDim" in test and "nz" not in test:
                 said = " ".join(test).replace(" . ", ".").replace("( ", "(").replace(" )", ")")
-                past = f"z = {nz} wrote slice {nz}" if depth == nz + 1 else \
-                    f"z = {nz} to {depth - 1} wrote slices {nz} to {depth - 1}"
+                past = _written_past(nz, depth)
                 yield (f"out was written past its end (out[{nz * ny * nx}]): z's test in the "
                        f"guard, {said} at line {line}, compares z with the threads launched in "
                        f"z, {depth}, not with the volume's depth, nz = {nz}: no thread's z "
@@ -30,6 +29,12 @@ def z_against_the_launch(case, grid, hit, kernels):
                        "past the end of out", "compare z with the volume's depth, nz, not with "
                        "the launch's: if (x >= nx || y >= ny || z >= nz) return;")
                 return
+
+
+def _written_past(nz, depth):
+    """Which threads wrote which slices past the volume's nz, in a launch ``depth`` threads deep."""
+    return f"z = {nz} wrote slice {nz}" if depth == nz + 1 else \
+        f"z = {nz} to {depth - 1} wrote slices {nz} to {depth - 1}"
 
 
 def _top_level_tests(words):
@@ -68,8 +73,7 @@ def guard_on_thread_z(case, grid, hit, probe_hit):
     px, py, pz = THREAD_Z_PROBE[:3]
     if probe_hit() != set(range(pz * py * px)):
         return
-    past = f"z = {nz} wrote slice {nz}" if depth == nz + 1 else \
-        f"z = {nz} to {depth - 1} wrote slices {nz} to {depth - 1}"
+    past = _written_past(nz, depth)
     yield (f"out was written past its end (out[{nz * ny * nx}]): z's guard compares threadIdx.z, "
            f"the thread's place in its block (0 to blockDim.z - 1 = {block[2] - 1}), with nz = "
            f"{nz}, which it never reaches, so it sends no thread away: the threads with {past}, "
