@@ -87,34 +87,34 @@ def step_models(c_re, c_im, max_iter, want):
            "z_im: z_im was updated first, so the real part's z_im*z_im took this step's new "
            "imaginary part, where both parts come from the z before the step",
            "compute the new real part first, into a temporary, from the old z: " + STEP_HINT)
+    def first_difference(got, right):
+        """Where ``got`` first differs from the right counts, told against ``right`` (what gives
+        them, with its verb)."""
+        p = int(np.argmax(got != want))
+        return f"(point {p}, c = {c_re[p]:g}{c_im[p]:+g}i: {got[p]} steps, where {right} {want[p]})"
+
     diff = counts(c_re, c_im, max_iter, re_of_difference=True)
-    p = int(np.argmax(diff != want))
     yield (diff, "the real step squares the difference, (z_re - z_im) * (z_re - z_im), where "
            "z_re * z_re - z_im * z_im belongs: (z_re - z_im)^2 adds -2 * z_re * z_im to it "
-           f"(point {p}, c = {c_re[p]:g}{c_im[p]:+g}i: {diff[p]} steps, where z_re * z_re - "
-           f"z_im * z_im gives {want[p]})", "z_re^2 - z_im^2 is the difference of "
-           "the squares, each part times itself: float re = z_re * z_re - z_im * z_im + c_re[i];")
+           + first_difference(diff, "z_re * z_re - z_im * z_im gives"), "z_re^2 - z_im^2 is the "
+           "difference of the squares, each part times itself: float re = z_re * z_re - z_im * "
+           "z_im + c_re[i];")
     mixed = counts(c_re, c_im, max_iter, re_mixed=True)
-    p = int(np.argmax(mixed != want))
     yield (mixed, "the real step subtracts z_im * z_re where z_im * z_im belongs, the square of "
-           "the imaginary part: float re = z_re*z_re - z_im*z_re + c_re[i] (point "
-           f"{p}, c = {c_re[p]:g}{c_im[p]:+g}i: {mixed[p]} steps, where z_im * z_im gives "
-           f"{want[p]})", "the real part of z*z is z_re^2 - z_im^2, each part times itself: "
-           "float re = z_re*z_re - z_im*z_im + c_re[i];")
+           "the imaginary part: float re = z_re*z_re - z_im*z_re + c_re[i] "
+           + first_difference(mixed, "z_im * z_im gives"), "the real part of z*z is z_re^2 - "
+           "z_im^2, each part times itself: float re = z_re*z_re - z_im*z_im + c_re[i];")
     swapped = counts(c_re, c_im, max_iter, re_swapped=True)
-    p = int(np.argmax(swapped != want))
     yield (swapped, "the real step computes z_im * z_im - z_re * z_re, the squares in the wrong "
            "order: z_im^2 - z_re^2 is the negative of z*z's real part, z_re^2 - z_im^2 "
-           f"(point {p}, c = {c_re[p]:g}{c_im[p]:+g}i: {swapped[p]} steps, where z_re * z_re - "
-           f"z_im * z_im gives {want[p]})", "the real part of z*z is z_re^2 - z_im^2, the real "
-           "part's square first: float re = z_re * z_re - z_im * z_im + c_re[i];")
+           + first_difference(swapped, "z_re * z_re - z_im * z_im gives"), "the real part of "
+           "z*z is z_re^2 - z_im^2, the real part's square first: float re = z_re * z_re - z_im "
+           "* z_im + c_re[i];")
     doubled = counts(c_re, c_im, max_iter, re_doubled=True)
-    p = int(np.argmax(doubled != want))
     yield (doubled, "the real step doubles z_re and z_im, z_re * 2 - z_im * 2, where their "
-           "squares belong, z_re * z_re - z_im * z_im (point "
-           f"{p}, c = {c_re[p]:g}{c_im[p]:+g}i: {doubled[p]} steps, where the squares give "
-           f"{want[p]})", "a square is the number times itself: float re = z_re * z_re - z_im * "
-           "z_im + c_re[i];")
+           "squares belong, z_re * z_re - z_im * z_im "
+           + first_difference(doubled, "the squares give"), "a square is the number times "
+           "itself: float re = z_re * z_re - z_im * z_im + c_re[i];")
     twice = counts(c_re, c_im, max_iter, re_twice=True)
     yield (twice, "z_im's step multiplies z_re by itself, 2 * z_re * z_re: the counts are those "
            f"of z_im = 2 * z_re^2 + c_im (point 0, c = {c_re[0]:g}{c_im[0]:+g}i: {twice[0]} steps, "
