@@ -16,7 +16,7 @@ import sys
 
 import numpy as np
 
-from helpers.exercises.learner_code import code_of, learner_line, raised
+from helpers.exercises.learner_code import code_of, frame_of, learner_line, raised
 from helpers.exercises.verdict import Mistake, Verdict, not_yet
 
 READ_THE_MESSAGE = "the message says what went wrong on that line"
@@ -231,9 +231,7 @@ def stored_on_the_host(fn, whose=lambda _: "its device's"):
     def told(err):
         from helpers.backend import gpuarray
 
-        tb, frame, code = err.__traceback__, None, code_of(fn)
-        while tb is not None:
-            frame, tb = (tb.tb_frame if tb.tb_frame.f_code is fn.__code__ else frame), tb.tb_next
+        frame, code = frame_of(err, fn), code_of(fn)
         line = frame and code and frame.f_lineno - code.first + 1
         store = line and next((n for n in ast.walk(code.tree) if isinstance(n, ast.Assign)
                                and n.lineno == line and isinstance(n.value, ast.Name)

@@ -37,6 +37,17 @@ def raising_frame(err: BaseException | None):
     return frame
 
 
+def frame_of(err: BaseException, fn):
+    """The frame of ``fn``'s call that ``err`` went through (its innermost, where the learner's
+    function was when it raised: its locals are the values there), or None."""
+    tb, found = err.__traceback__, None
+    while tb is not None:
+        if tb.tb_frame.f_code is getattr(fn, "__code__", None):
+            found = tb.tb_frame
+        tb = tb.tb_next
+    return found
+
+
 def learner_line(err: BaseException) -> tuple | None:
     """``(number, place, text)`` of the innermost line of the learner's code that the exception
     went through (the traceback's last frame that is not the course's helpers, Python or a

@@ -13,7 +13,7 @@ import ast
 import numpy as np
 
 from helpers.exercises.function import Refused
-from helpers.exercises.learner_code import code_of
+from helpers.exercises.learner_code import code_of, frame_of
 from helpers.exercises.verdict import listed
 
 
@@ -114,9 +114,7 @@ def true_division(fn):
     (the values in its frame), made by an assignment of its code that divides with / (the first
     whose name holds a float there), where a whole number belongs; None where none is seen."""
     def told(err):
-        tb, frame, code = err.__traceback__, None, code_of(fn)
-        while tb is not None:
-            frame, tb = (tb.tb_frame if tb.tb_frame.f_code is fn.__code__ else frame), tb.tb_next
+        frame, code = frame_of(err, fn), code_of(fn)
         if frame is None or code is None:
             return None
         seen = frame.f_locals

@@ -7,7 +7,7 @@ import ast
 
 import numpy as np
 
-from helpers.exercises.learner_code import code_of, learner_line
+from helpers.exercises.learner_code import code_of, frame_of, learner_line
 
 
 def devices_from_len_x(fn, error, x, contexts):
@@ -26,7 +26,7 @@ def devices_from_len_x(fn, error, x, contexts):
     named = [node.targets[0].id for node in ast.walk(tree) if isinstance(node, ast.Assign)
              and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name)
              and ast.unparse(node.value) == f"len({data})"]
-    frame = _frame_of(error, fn)
+    frame = frame_of(error, fn)
     if not named or frame is None or f"{devices}[" not in line[2]:
         return
     values = frame.f_locals
@@ -47,7 +47,7 @@ def devices_from_1(fn, error, contexts):
     for loop over range(1, ...) whose variable indexes the second parameter on the line that
     raised) and the variable's value in the frame that raised."""
     line = learner_line(error) if isinstance(error, IndexError) else None
-    if line is None or (code := code_of(fn)) is None or (frame := _frame_of(error, fn)) is None:
+    if line is None or (code := code_of(fn)) is None or (frame := frame_of(error, fn)) is None:
         return
     func = next((node for node in ast.walk(code.tree) if isinstance(node, ast.FunctionDef)), None)
     if func is None or len(func.args.args) < 2:
@@ -65,16 +65,6 @@ def devices_from_1(fn, error, contexts):
            f"last device, {devices}[{n - 1}], and {devices}[{n}] raised IndexError at line "
            f"{line[0]} of {line[1]} ({line[2]}); and device 0's share ({k} = 0) was never summed",
            f"devices are numbered from 0 to n - 1, as list indices are: for {k} in range(n)")
-
-
-def _frame_of(error, fn):
-    """The frame of ``fn``'s call that ``error`` went through (its innermost), or None."""
-    tb, found = error.__traceback__, None
-    while tb is not None:
-        if tb.tb_frame.f_code is getattr(fn, "__code__", None):
-            found = tb.tb_frame
-        tb = tb.tb_next
-    return found
 
 
 def unpacked_out_of_order(fn, error):
@@ -125,7 +115,7 @@ def indexed_by_device(fn, error, calls):
     line = learner_line(error) if isinstance(error, IndexError) else None
     empty = [k for k, ran in enumerate(calls) if not ran]
     if not empty or line is None or (code := code_of(fn)) is None or (
-            frame := _frame_of(error, fn)) is None:
+            frame := frame_of(error, fn)) is None:
         return
     func = next((node for node in ast.walk(code.tree) if isinstance(node, ast.FunctionDef)), None)
     devices = func.args.args[1].arg if func and len(func.args.args) > 1 else "contexts"
