@@ -17,11 +17,12 @@ from __future__ import annotations
 import numpy as np
 
 from helpers.exercises.common import Input, Output
-from helpers.exercises.depth_range_models import (assigned_zero, block_0_only, cut_to_a_byte,
-                                                  end_plus_1, first_threads_only,
+from helpers.exercises.depth_range_models import (STORED_BACK_HINT, assigned_zero, block_0_only,
+                                                  cut_to_a_byte, end_plus_1, first_threads_only,
                                                   guard_lets_n_through, holes_only,
                                                   one_atomic_a_depth, pointer_tested, rescaled,
-                                                  signed_short)
+                                                  reset_in_kernel, result_stored_back,
+                                                  signed_short, stored_back)
 from helpers.exercises.hidden import awkward, pick
 from helpers.exercises.kernel import KernelExercise, Launch
 from helpers.exercises.microscope import accesses_of, observe, observed_mistakes
@@ -85,28 +86,11 @@ def _launch(case):
                   block=(block, 1, 1), grid=(-(-n // block), 1), model=depth)
 
 
-def _reset_in_kernel(race):
-    """A race between a plain store and an atomic update: a thread setting range's start."""
-    return race is not None and {(a.writes, a.atomic) for a in (race.first, race.second)} == {
-        (True, False), (False, True)}
-
-
-STORED_BACK_HINT = ("atomicMin(&range[0], d) updates range itself and returns the value range "
-                    "held before: call it alone, atomicMin(&range[0], d); with no range[0] = "
-                    "in front (and the same for atomicMax)")
-
-
-def _stored_back(race) -> bool:
-    """A plain store and an atomic update of one element on one line: x = atomicMin(&x, d),
-    which stores back the value x held before the atomic."""
-    return _reset_in_kernel(race) and race.same_line
-
-
 def _refine(failure):
-    if failure.kind == "race" and _stored_back(failure.error):
+    if failure.kind == "race" and stored_back(failure.error):
         yield STORED_BACK_HINT
     if failure.kind == "race":
-        yield RESET_HINT if _reset_in_kernel(failure.error) else ATOMIC_HINT
+        yield RESET_HINT if reset_in_kernel(failure.error) else ATOMIC_HINT
 
 
 def _observed(kernels, case):
@@ -195,13 +179,9 @@ def _mistakes(case, run):
     yield from _before_range(run.out.ahead, [near, far], want)
     if run.out.past.size:
         yield "the kernel wrote past range[1]", "range has two numbers: range[0] and range[1]"
+    if [near, far] != want:
+        yield from result_stored_back(run.kernel, _launch(CASES[-1]), [near, far])
     if [near, far] == START.tolist():
-        race = observe(run.kernel, _launch(CASES[-1])).race
-        if _stored_back(race):
-            yield (f"range is as it started, {{4294967295, 0}}, and the race check found a plain "
-                   f"store into {race.place} on the line of its atomic update ({race.first.line}):"
-                   f" the atomic's result was stored back, the value range held before the "
-                   "atomic, undoing it", STORED_BACK_HINT)
         yield from _slots_swapped(case, run, want)
         yield ("range is as it started, {4294967295, 0}: no depth made it nearer or farther",
                "keep the nearest with atomicMin(&range[0], d), the farthest with "
@@ -284,8 +264,8 @@ def _lost(run, got, want):
                "thread i = blockIdx.x * blockDim.x + threadIdx.x looks at depth[i], then "
                "atomicMin(&range[0], d) and atomicMax(&range[1], d)")
     yield from _plain_stores_left(run.kernel, race, f"{shown}: ")
-    yield (f"{shown}: depths were lost", STORED_BACK_HINT if _stored_back(race) else
-           RESET_HINT if _reset_in_kernel(race) else ATOMIC_HINT)
+    yield (f"{shown}: depths were lost", STORED_BACK_HINT if stored_back(race) else
+           RESET_HINT if reset_in_kernel(race) else ATOMIC_HINT)
 
 
 def _index_kept(case, run, want):

@@ -76,6 +76,37 @@ def holes_only(kernels, launch):
            "sends them away)")
 
 
+STORED_BACK_HINT = ("atomicMin(&range[0], d) updates range itself and returns the value range "
+                    "held before: call it alone, atomicMin(&range[0], d); with no range[0] = "
+                    "in front (and the same for atomicMax)")
+
+
+def reset_in_kernel(race):
+    """A race between a plain store and an atomic update: a thread setting range's start."""
+    return race is not None and {(a.writes, a.atomic) for a in (race.first, race.second)} == {
+        (True, False), (False, True)}
+
+
+def stored_back(race) -> bool:
+    """A plain store and an atomic update of one element on one line: x = atomicMin(&x, d),
+    which stores back the value x held before the atomic."""
+    return reset_in_kernel(race) and race.same_line
+
+
+def result_stored_back(kernels, launch, got):
+    """x = atomicMin(&x, d): the race-checked ``launch`` found a plain store on the line of an
+    atomic update of one element, which stores back the value it held before the atomic;
+    whichever store lands last decides what range holds (``got``: as it started, or a depth
+    lost)."""
+    race = observe(kernels, launch).race
+    if stored_back(race):
+        told = ("is as it started, {4294967295, 0}" if got == [0xFFFFFFFF, 0] else
+                f"came out {{{got[0]}, {got[1]}}}")
+        yield (f"range {told}, and the race check found a plain store into {race.place} on the "
+               f"line of its atomic update ({race.first.line}): the atomic's result was stored "
+               "back, the value range held before the atomic, undoing it", STORED_BACK_HINT)
+
+
 def assigned_zero(kernels, launch):
     """if (d = 0) return;, an assignment: range came out {0, 0}, and {0, 0} again on the
     simulator for the same image with a depth where its holes were (``launch``): every pixel's d

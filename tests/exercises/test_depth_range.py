@@ -9,7 +9,7 @@ from kernel_sources import (ROOT, assert_refused_and_named, compile_variant_pair
 
 from helpers.exercises import catalog
 from helpers.exercises import depth_range as checker
-from helpers.exercises.depth_range_models import assigned_zero
+from helpers.exercises.depth_range_models import assigned_zero, result_stored_back
 from helpers.exercises.kernel import Kernels
 
 KERNEL = solution("depth_range.cu")
@@ -266,6 +266,18 @@ def test_range_of_zeros_is_an_assignment_only_where_the_image_without_holes_give
     assert list(assigned_zero(Kernels(None, kernels["stub"][1]), no_holes)) == []
     assert "if (d = 0)" in next(assigned_zero(Kernels(None, kernels["assigned_not_compared"][1]),
                                               no_holes))[0]
+
+
+def test_an_atomic_s_result_stored_back_is_named_whatever_range_came_out(kernels):
+    """Which store lands last decides range: as it started, or a depth lost (range[1] back to 0
+    on two workers, in the ZIP copy's run of 2026-12-07, which got "no measured depth was kept
+    as the farthest"): the race check names the mistake either way."""
+    launch = checker._launch(checker.CASES[-1])
+    stored = Kernels(None, kernels["atomic_result_stored_back"][1])
+    for got in ([0xFFFFFFFF, 0], [250, 0]):
+        problem, hint = next(result_stored_back(stored, launch, got))
+        assert "the atomic's result was stored back" in problem and "no range[0] = in front" in hint
+    assert list(result_stored_back(Kernels(None, kernels["solution"][1]), launch, [250, 0])) == []
 
 
 @pytest.mark.parametrize("name", ["solution", *sorted(RIGHT)])
