@@ -12,7 +12,8 @@ import numpy as np
 
 from helpers.exercises import speed, unset as unset_reads
 from helpers.exercises.common import Input, Output
-from helpers.exercises.dot_product_models import (first_warp_read_nothing, model, one_sum_past,
+from helpers.exercises.dot_product_models import (first_warp_read_nothing, model,
+                                                 on_the_simulator, one_sum_past,
                                                  read_not_added, returned_before_warp_sum,
                                                  store_before_the_sums, wrapped_sums,
                                                  wrong_sums)
@@ -219,7 +220,7 @@ def _warps_placed_in_grid(kernels):
     first, warps = stores[0], PLACES["block"] // 32
     yield (f"blocks past the first stored their warps' sums in the wrong elements of "
            f"{first['array']}: the warp's number was counted across the grid, not in its block "
-           f"(on the simulator, with {warps} warps a block, thread {first['thread']} of block "
+           f"({on_the_simulator(warps)}, thread {first['thread']} of block "
            f"{first['block']} stored {first['array']}[{first['index']}], where that block's warps "
            f"have elements 0 to {warps - 1}), so no warp of those blocks is warp 0 and their sums "
            "never reached *result (with 32 warps a block they store past the array's end)",
@@ -259,7 +260,8 @@ def _whole_warps_stored(kernels):
             set(stores["thread"].tolist()) != set(threads[threads & 32 == 0].tolist()):
         return
     yield (f"every lane of warps 0 and 2 stored into {stores[0]['array']}, and no thread of warps "
-           "1 and 3 (on the simulator, 4 warps a block): lane == 0 held for all the threads "
+           f"1 and 3 ({on_the_simulator(PLACES['block'] // 32)}): lane == 0 held for all the "
+           "threads "
            "whose threadIdx.x & 32 is 0, so the lane was bit 5 of threadIdx.x (threadIdx.x & 32, "
            "0 or 32), not the thread's place in its warp (0 to 31)", "lane = threadIdx.x % 32, "
            "the same as threadIdx.x & 31 (the low 5 bits)")
@@ -276,8 +278,8 @@ def _one_sum_too_many(kernels):
         return
     if set(reads["thread"].tolist()) == set(range(32)):
         yield (f"lanes 0 to 31 of the first warp read {reads[0]['array']}[0] to [31], where the "
-               f"block's {warps} warps wrote only {reads[0]['array']}[0] to [{warps - 1}] (on the "
-               f"simulator, {warps} warps a block): the first warp added all 32 elements, the "
+               f"block's {warps} warps wrote only {reads[0]['array']}[0] to [{warps - 1}] "
+               f"({on_the_simulator(warps)}): the first warp added all 32 elements, the "
                "ones no warp wrote too, which hold whatever shared memory held (NaN on the "
                "simulator), as warps = 32 (the array's size) or no test on the lane does",
                "a block has blockDim.x / 32 warps, not 32: add only the sums they wrote, lane < "

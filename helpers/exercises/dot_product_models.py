@@ -266,6 +266,12 @@ def _lane_bound(text):
     return bound, source[tokens[at].start:tokens[last].end], words[at:last + 1]
 
 
+def on_the_simulator(warps):
+    """The launch a finding of the simulator's comes from, told with it: its block is not the one
+    of the case the verdict ends with (a block of 96 threads has 3 warps, this launch 4)."""
+    return f"on the simulator, in a launch of {warps} warps a block (blockDim.x = {32 * warps})"
+
+
 def read_not_added(kept, warps, words):
     """(problem, hint) for a sum that is each block's first warp's alone where a trace of the
     first block (``kept``: its accesses, ``warps`` warps a block) shows lane 0 of every warp
@@ -283,7 +289,7 @@ def read_not_added(kept, warps, words):
             [(w, w) for w in range(warps)]:
         return
     array = ours[0]["array"]
-    seen = (f"{array} was filled and read (on the simulator, with {warps} warps a block, lane 0 "
+    seen = (f"{array} was filled and read ({on_the_simulator(warps)}: lane 0 "
             f"of each warp stored {array}[0] to [{warps - 1}] and lanes 0 to {warps - 1} of the "
             "first warp read them), but the sum is each block's first warp's alone")
     if aside := _sum_left_aside(words, array):
@@ -318,7 +324,7 @@ def one_sum_past(words, warps, array):
     where ``words`` (the kernel body's, ``microscope.body_words``) has it, else the warps counted
     one too many (blockDim.x / 32 + 1, a rounding up)."""
     read = (f"lane {warps} of the first warp read {array}[{warps}], one past the {warps} sums the "
-            f"block's {warps} warps wrote (on the simulator, {warps} warps a block: lanes 0 to "
+            f"block's {warps} warps wrote ({on_the_simulator(warps)}: lanes 0 to "
             f"{warps} read), and that element holds whatever shared memory held (NaN on the "
             "simulator)")
     if any(words[i:i + 2] == ["lane", "<="] for i in range(len(words) - 1)):
