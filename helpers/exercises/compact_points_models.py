@@ -188,8 +188,9 @@ def _z_interleaved(xyz, out, count):
         holes = ", and holes wrote rows" if (passes & ~valid).any() else ""
         yield (f"{int((~written[:count]).sum())} of {count} points were never written{holes}: "
                "the hole test read xyz[3 * i + 2], Z as if xyz held x, y, z "
-               "side by side, but xyz is three planes", f"Z is xyz[2 * n + i] (n = {n}): "
-               "return when !(xyz[2 * n + i] > 0.0f)")
+               "side by side, but xyz is three planes", f"X is xyz[i], Y is xyz[n + i], Z is "
+               f"xyz[2 * n + i] (n = {n}): return when !(xyz[2 * n + i] > 0.0f), and copy each "
+               "coordinate from its plane")
 
 
 def read_at_the_row(xyz, got, want):

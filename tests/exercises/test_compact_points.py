@@ -118,6 +118,14 @@ WRONG = {
     # audit G17: the hole test reads Z as if xyz were interleaved, xyz[3 * i + 2]
     "hole_test_interleaved": ([(HOLE, HOLE.replace("xyz[2 * n + i]", "xyz[3 * i + 2]"))],
                               "the hole test read xyz[3 * i + 2]", "Z is xyz[2 * n + i]"),
+    # blind audit AM (its hint was 'Z is xyz[2 * n + i] (n = 1000): return when ...', silent
+    # on the copies, read side by side too): the hint gives all three planes
+    "hole_test_and_copies_interleaved": ([(HOLE, HOLE.replace("xyz[2 * n + i]", "xyz[3 * i + 2]")),
+                                          ("= xyz[i];", "= xyz[3 * i];"),
+                                          ("xyz[n + i];", "xyz[3 * i + 1];"),
+                                          ("= xyz[2 * n + i];", "= xyz[3 * i + 2];")],
+                                         "the hole test read xyz[3 * i + 2]",
+                                         "X is xyz[i], Y is xyz[n + i], Z is xyz[2 * n + i]"),
     "y_never_written": ([(STORES[1], "")], "points were never written", "slot[i]"),
     "y_from_x": ([(STORES[1], "points[3 * k + 1] = xyz[i];")], "Y, column 1 of each row, was "
                  "read from the X plane", "points[3 * k + 1] = xyz[n + i]"),
