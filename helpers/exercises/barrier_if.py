@@ -211,7 +211,7 @@ def barrier_in_an_if(kernels, bound, value, place, guard, block):
     return (f"the __syncthreads() at line {line} is inside if ({text}): {who}, so not every "
             "thread of the block reaches that barrier, which CUDA leaves undefined (a GPU may "
             "hang there, or let the others through before the block's threads are done; the "
-            "simulator lets a thread that has returned pass, and the output came out right)",
+            "simulator let the others through, and the output came out right)",
             "every thread of the block must reach each __syncthreads(): take it out of the if, "
             f"right after its closing brace, and guard only the {guard} with the if")
 
