@@ -265,11 +265,13 @@ def returned_past_n(kernels, n, got, want):
     if found := returns_before_barriers(kernels):
         line, cond, barrier = found[0]
         did, fix = f"return at line {line}, before the __syncthreads() at line {barrier}", "keep it to the end"
+        skipped = ""   # a barrier waits for no thread that has returned (notebooks 06 and 09)
     elif found := barriers_in_thread_ifs(kernels):
         barrier, cond, _ = found[0]
         text = " ".join(cond).replace(" . ", ".")
         did, fix = (f"skip the tile loop inside if ({text}), and with it the __syncthreads() at "
                     f"line {barrier}", f"take the tile loop out of the if ({text})")
+        skipped = ", and the others wait at barriers those threads never reach"
     else:
         return
     text = " ".join(cond).replace(" . ", ".")
@@ -280,7 +282,7 @@ def returned_past_n(kernels, n, got, want):
     yield (f"{wrong} wrong, the last block's queries: {who} {did}: they staged no key or value "
            f"for any tile, so the block's queries scored slots Ks[{n % TILE}] to Ks[{TILE - 1}] "
            "(and Vs's) that no thread of the block filled, though those keys exist in every tile "
-           "but the last, and the others wait at barriers those threads never reach", "a thread "
+           f"but the last{skipped}", "a thread "
            f"past n still stages its tile's key and reaches every barrier: {fix}, "
            "and guard only its query's load (qi[c] = i < n ? ... : 0.0f) and its store of o "
            "(if (i < n))")

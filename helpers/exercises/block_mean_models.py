@@ -371,28 +371,3 @@ def zeroed_while_added(err):
             f"every thread must see the start value before it adds: put a __syncthreads() "
             f"between thread {store.thread[0]}'s store (line {lines[0]}) and the atomicAdd "
             f"(line {lines[1]}), outside the if, where every thread of the block reaches it")
-
-
-def returns_before_barriers(n):
-    """An ``after`` hook: a passing verdict becomes NOT YET for a return inside an if on a
-    thread's index before a __syncthreads() (``barrier_if.returns_before_barriers``), which the
-    threads past n of the last, partial block of a launch over n elements never reach (bug 1
-    fixed by returning early, where the tile's load belongs guarded)."""
-    from helpers.exercises.barrier_if import returns_before_barriers as found_in
-    from helpers.exercises.verdict import not_yet
-
-    def after(kernels, passed):
-        if not (found := found_in(kernels)) or not n % BLOCK:
-            return passed
-        (line, cond, barrier), last = found[0], n // BLOCK
-        return not_yet(
-            f"in the last block (block {last}, n = {n}) the threads with "
-            f"{' '.join(cond).replace(' . ', '.')}, threads {n - last * BLOCK} to {BLOCK - 1}, "
-            f"return at line {line}, before the __syncthreads() at line {barrier} that the "
-            "block's other threads wait at: a barrier that only some threads of the block reach "
-            "is undefined (a GPU may hang there, or let the others through before the tile is "
-            "loaded; the simulator lets a thread that has returned pass, and the results came "
-            "out right)", "every thread of the block must reach each __syncthreads(), those past "
-            "n too: instead of returning, they load 0.0f, tile[t] = i < n ? x[i] : 0.0f; and "
-            "only the store into y is guarded, if (i < n)")
-    return after

@@ -21,7 +21,7 @@ import numpy as np
 
 from helpers.exercises import speed
 from helpers.exercises.common import Input, Output, one_further
-from helpers.exercises.gradient_models import (barrier_in_a_thread_if, barrier_skipped_past_n,
+from helpers.exercises.gradient_models import (barrier_in_a_thread_if,
                                               doubled_offset, fits, halo_by_thread,
                                               halo_from_slot, halo_skipped, neighbours_at_i,
                                               own_load_unclamped, past_the_window,
@@ -383,7 +383,6 @@ EXERCISE = KernelExercise(
     where=lambda c: f"n = {c[0]}, block = ({c[1]}, 1, 1), grid = ({-(-c[0] // c[1])}, 1), "
                     f"shared = {4 * (c[1] + 2)} bytes",
     refine=_refine, simulated="runs the race check and the trace",
-    after=barrier_skipped_past_n(CASES[0]),
     crash_hint="every index into in is clamped (clamp_index), s has blockDim.x + 2 floats, and "
                "s[j] holds in[i] with j = threadIdx.x + 1 (s[0] is the left halo): the "
                "neighbours are s[j - 1] and s[j + 1]",

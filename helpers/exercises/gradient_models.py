@@ -210,31 +210,6 @@ def halo_skipped(run, block, wrong, error, where):
                "s[blockDim.x + 1] = in[clamp_index(i + 1, n)]")
 
 
-def barrier_skipped_past_n(case):
-    """An ``after`` hook: a passing verdict becomes NOT YET for a return inside an if on a
-    thread's index before a __syncthreads() (``barrier_if.returns_before_barriers``), which the
-    threads past n of ``case``'s last, partial block (n, threads a block) never reach."""
-    from helpers.exercises.barrier_if import returns_before_barriers
-    from helpers.exercises.verdict import not_yet
-
-    def after(kernels, passed):
-        n, block = case
-        if not (found := returns_before_barriers(kernels)) or not n % block:
-            return passed
-        line, cond, barrier = found[0]
-        last, text = n // block, " ".join(cond).replace(" . ", ".")
-        return not_yet(
-            f"in the last block (block {last}, n = {n}) the threads with {text}, threads "
-            f"{n - last * block} to {block - 1}, return at line {line} before the "
-            f"__syncthreads() at line {barrier} that the others wait at: a barrier that only "
-            "some threads of the block reach is undefined (a GPU may hang there, or let the "
-            "others through before the window is loaded; the simulator lets a thread that has "
-            "returned pass, and the outputs came out right)", "every thread of the block must "
-            "reach the barrier, those past n too: move the return after the __syncthreads(), "
-            "where only the store is left to guard")
-    return after
-
-
 def neighbours_at_i(failure):
     """A read past the window by thread t of block b > 0 at s[i + 1] or s[i - 1], i = b *
     blockDim.x + t its element's global index: the neighbours indexed with i, where the window's

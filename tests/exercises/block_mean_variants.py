@@ -36,4 +36,10 @@ RIGHT = {
     # runs over the whole tile): either half of the blind audit AF mistake alone is right
     "load_guarded_sum_to_count": [(BUG[1][0], "    if (i < n)\n        tile[t] = x[i];\n")],
     "zeros_past_n_sum_over_the_tile": [("k < count;", "k < BLOCK;")],
+    # FIX 1 by a return of the threads past n before the load and the barriers: a barrier waits
+    # for every thread that has not returned (notebooks 06 and 09; PTX's exit releases a barrier
+    # that only exited threads hold up). Blind audit AD had it named; blind audit AM found that
+    # against the course's rule, as reverse_blocks' early_return is right
+    "returns_before_the_barriers": [(BUG[1][0], "    if (i >= n)\n        return;\n"
+                                                "    tile[t] = x[i];\n")],
 }

@@ -313,9 +313,9 @@ WRONG = [
 SIMULATOR_ONLY = dict.fromkeys(("keys_not_capped_at_the_tile", "loop_through_keys_itself",
                                 "keys_capped_with_max"),
                                "a read past a shared array: garbage, or an illegal address, on a GPU")
-SIMULATOR_ONLY["return_past_the_last_query"] = ("a barrier the threads past n never reach, and "
-                                                "slots of Ks and Vs no thread staged: garbage")
-SIMULATOR_ONLY["tile_loop_inside_if_i_below_n"] = SIMULATOR_ONLY["return_past_the_last_query"]
+SIMULATOR_ONLY["return_past_the_last_query"] = "slots of Ks and Vs no thread staged: garbage"
+SIMULATOR_ONLY["tile_loop_inside_if_i_below_n"] = ("a barrier the threads past n never reach, and "
+                                                   "slots of Ks and Vs no thread staged: garbage")
 
 # Right, though not as the solution does it: powers of 2 (exp2f, the scale times log2(e)), as
 # FlashAttention's kernels compute them...

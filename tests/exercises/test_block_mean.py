@@ -273,16 +273,6 @@ WRONG = {
                                        ["y[i] = x[i] in every thread but thread 0 of its block",
                                         "y[1] = 0.83", "each thread's own",
                                         "y[i] = x[i] - means[blockIdx.x]"]),
-    # blind audit AD (was 'PASS: all 3 planted bugs are fixed ...', a barrier that some threads
-    # never reach): FIX 1 made by a return before the barriers, not by a zero load
-    "returns_before_the_barriers": ([(BUG[1][0], "    if (i >= n)\n        return;\n"
-                                                 "    tile[t] = x[i];\n")],
-                                    ["in the last block (block 3, n = 1000) the threads with i >= "
-                                     "n, threads 232 to 255, return at line", "before the "
-                                     "__syncthreads() at line", "that the block's other threads "
-                                     "wait at", "Hint: every thread of the block must reach each "
-                                     "__syncthreads(), those past n too", "tile[t] = i < n ? x[i] "
-                                     ": 0.0f"]),
     # blind audit AK (was '... still there: bug 2 (the barrier), the race check: a data race on
     # sum[0] ... Hint: thread 0 reads every tile[k] ...'): bug 3 fixed by a shared sum that every
     # thread adds to with atomicAdd, with no barrier between thread 0's sum = 0.0f and the adds
@@ -312,8 +302,6 @@ WRONG = {
 # The simulator only: on a GPU a barrier that some threads of the block never reach may hang
 SIMULATOR_ONLY = {"mean_at_the_block_s_first_element": "means[256] written past its 4 elements: "
                                                        "undefined on a GPU",
-                  "returns_before_the_barriers": "a barrier that threads 232 to 255 of the last "
-                                                 "block never reach: undefined on a GPU",
                   "sum_over_the_unstored_tile": "tile[232] to tile[255] never stored: on a GPU "
                                                 "they hold whatever was there, often 0"}
 
