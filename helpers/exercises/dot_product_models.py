@@ -385,14 +385,13 @@ def returned_before_warp_sum(failure):
     if not 0 < k < block or not k % 32 or waiting != tuple(range(k // 32 * 32, k)) or \
             not (found := returns_before_barriers(failure.kernel)):
         return
-    (line, cond, barrier), warp, last = found[0], k // 32, block // 32 - 1
+    (line, cond, _), warp, last = found[0], k // 32, block // 32 - 1
     rest = "" if warp == last else f" and all of warp {last}" if warp + 1 == last else \
         f" and all of warps {warp + 1} to {last}"
     yield (f"the return at line {line}, under if ({' '.join(cond).replace(' . ', '.')}), sends "
            f"the threads past n home before warp_sum: in block {bx} (n = {n}) threads {k} to "
            f"{block - 1} had returned: lanes {k % 32} to 31 of warp {warp}{rest}, so the shuffle "
            f"at line {err.line.rsplit(':', 1)[1]}, whose mask 0x{err.mask:08x} names them, "
-           f"waits for lanes that never come (and the __syncthreads() at line {barrier} for "
-           "threads that never come)", "drop the return: the grid-stride loop's i < n already "
-           "leaves v = 0 for a thread past n, which then adds 0 to its warp's sum, and every "
-           "thread reaches warp_sum and the __syncthreads()")
+           "waits for lanes that never come", "drop the return: the grid-stride loop's i < n "
+           "already leaves v = 0 for a thread past n, which then adds 0 to its warp's sum, and "
+           "every lane of the warp reaches warp_sum")
