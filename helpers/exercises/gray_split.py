@@ -1,30 +1,30 @@
 """Checker for notebook 11's exercise (the notebook states it): ``my_gray_split(images, contexts,
 kernels)`` converts a batch of RGB images to grey, device k a share, in ``contexts[k]`` with
 ``kernels[k]``, every device's kernel launched before any result is copied back. The kernels
-handed over record each launch and refuse one a GPU would refuse. The simulator shows the order
-(``function.LaunchOrder``): an array the function lets go of is freed at once, waiting for its
-kernel, as on a GPU (``gray_split_order``); a GPU shows no order, and the verdict says so, as it
-does with one device."""
+handed over record each launch and refuse one a GPU would refuse (``gray_split_kernels``). The
+simulator shows the order (``function.LaunchOrder``): an array the function lets go of is freed
+at once, waiting for its kernel, as on a GPU (``gray_split_order``); a GPU shows no order, and
+the verdict says so, as it does with one device."""
 
 from __future__ import annotations
 
 import ast
-from collections import namedtuple
 
 import numpy as np
 
 from helpers.ch11.multigpu import two_devices_on_the_simulator
 from helpers.exercises import hidden as hidden_cases
-from helpers.exercises.gray_split_models import (arrays_swapped, bounds_left_over, floored_shares,
+from helpers.exercises.gray_split_kernels import USING_HINT, device_kernel, whose
+from helpers.exercises.gray_split_models import (bounds_left_over, floored_shares,
                                                  grid_x_from_height, host_swapped,
                                                  last_output_read, one_image,
                                                  returned_in_the_collecting_loop, rows_short,
                                                  shape_unpacked_swapped, stored_at_index,
-                                                 width_in_bytes, wrong_type)
-from helpers.exercises.gray_split_order import freed_while_running, kept
-from helpers.exercises.function import (LaunchOrder, Refused, check_function, context_mistakes,
-                                        context_stack, copies_to_host, current_device,
-                                        run_catching, stopped_at_empty, stored_on_the_host)
+                                                 wrong_type)
+from helpers.exercises.gray_split_order import freed_while_running
+from helpers.exercises.function import (LaunchOrder, check_function, context_mistakes,
+                                        context_stack, copies_to_host, run_catching,
+                                        stopped_at_empty, stored_on_the_host)
 from helpers.exercises.hidden import awkward
 from helpers.exercises.learner_code import code_of
 from helpers.exercises.verdict import Verdict, check_cases
@@ -38,82 +38,9 @@ CASES = [(7, 37, 53), (1, 16, 24), (4, 29, 40)]
 
 SPLIT_HINT = ("give device k the images lo = k * count // n to hi = (k + 1) * count // n "
               "(n = len(contexts)): consecutive shares that differ by one image at most")
-USING_HINT = ("do device k's work inside `with using(contexts[k]):` (from helpers.ch11.multigpu), "
-              "which pushes its context and pops it again")
 TURNS_HINT = ("launch every device's kernel first, in one loop (a launch returns at once, and the "
               "device works while Python goes on), then copy every result back in a second loop: "
               "so the devices work at the same time")
-
-
-Launch = namedtuple("Launch", "device rows waited copies args grid block",
-                    defaults=((), 0, (), (1, 1), (1, 1, 1)))
-"""A launch of ``rows`` rows on device ``device``; on the simulator, the devices whose kernels
-the host had waited for and how many copies to the host had run when it was made; its arguments
-and its grid and block."""
-
-
-def device_kernel(k, function, launches, order=None, reads=None, freed=None):
-    """``kernels[k]``, noting every launch in ``launches`` and refusing one that would fail (or
-    run past its share) on a GPU; with ``order`` (on the simulator), launched through it, its
-    gpuarrays' freeing noted in ``freed`` (``kept``); with ``reads``, each get() of its output
-    noted there: (k, the device whose context was current)."""
-
-    def kernel(*args, **kwargs):
-        from helpers.backend import drv
-
-        if drv.Context.get_device() != drv.Device(k):
-            raise Refused((f"kernels[{k}], device {k}'s kernel, was called while device {k}'s "
-                           "context was not current (on a GPU: cuLaunchKernel failed: invalid "
-                           "resource handle)", "a kernel runs in the context it was compiled "
-                           "in: " + USING_HINT))
-        if min(kwargs.get("grid", (1, 1))) < 1:
-            raise Refused(_empty_grid(k, args))
-        if told := width_in_bytes(k, args) or arrays_swapped(k, args):
-            raise Refused(told)
-        noted = kept(k, args, launches, [] if freed is None else freed, order)
-        launches.append(Launch(k, int(args[3]), *(order.seen(k) if order else ((), 0)), noted,
-                               tuple(kwargs.get("grid", (1, 1))),
-                               tuple(kwargs.get("block", (1, 1, 1)))))
-        if reads is not None and hasattr(args[1], "get"):
-            _note_reads(args[1], k, reads)
-        return order.launch(k, function, args, kwargs) if order else function(*args, **kwargs)
-
-    return kernel
-
-
-def _empty_grid(k, args):
-    """(problem, hint) of device k's launch on a grid of no blocks: its share empty, or its rows
-    (``args[3]``) not its share's (hi - lo) * height (hi - lo * height, when a lo fits)."""
-    shape, rows = getattr(args[0], "shape", ()), int(args[3])
-    if len(shape) != 4 or shape[0] == 0:
-        return (f"device {k} was launched on a grid of no blocks: its share of the images was "
-                "empty, and such a launch fails", "when there are fewer images than devices, "
-                "some shares are empty: skip a device with nothing to do (if lo == hi: continue)")
-    share, height = shape[:2]
-    lo = (share - rows) // (height - 1) if height > 1 else -1
-    told = (f"device {k}'s kernel was launched on rows = {rows}, where its share of {share} "
-            f"images has {share * height} rows")
-    if lo > 0 and (lo + share) - lo * height == rows:
-        return (f"{told}: rows = hi - lo * height multiplies lo alone by height ({lo + share} - "
-                f"{lo} * {height} = {rows}), so its grid has no blocks", "subtract first: rows "
-                "= (hi - lo) * height, the parentheses around hi - lo")
-    return (f"{told}, so its grid has no blocks", "a share of hi - lo images is one image of "
-            "(hi - lo) * height rows for the kernel: rows = (hi - lo) * height")
-
-
-def _note_reads(out, k, reads):
-    """Note in ``reads`` each get() of device k's output ``out``: (k, the current device)."""
-    get = out.get
-
-    def read(*args, **kwargs):
-        reads.append((k, current_device()))
-        return get(*args, **kwargs)
-
-    out.get, read.device = read, k
-
-
-def _whose(out):  # "device k's" for device k's output (its get() noted by _note_reads)
-    return f"device {getattr(out.get, 'device', 'k')}'s"
 
 
 def _shaped_like_rgb(fn, launches):
@@ -197,7 +124,7 @@ def _mistakes(fn, contexts, functions, case):
             [(ValueError, lambda _: _shaped_like_rgb(fn, launches)),
              (ValueError, lambda _: last_output_read(reads, launches, count, n)),
              (ValueError, lambda err: bounds_left_over(fn, err, reads, launches, count, n)),
-             *((kind, stored_on_the_host(fn, _whose)) for kind in (TypeError, ValueError)),
+             *((kind, stored_on_the_host(fn, whose)) for kind in (TypeError, ValueError)),
              (ValueError, lambda err: shape_unpacked_swapped(fn, err, height, width)
               or host_swapped(fn, err, count, height, width) or stored_at_index(fn, err)),
              (drv.Error, "a copy or a kernel failed: device k's arrays must be made with device "

@@ -179,16 +179,6 @@ WRONG = {
          "float64, NumPy's default, and your function returned the right grey levels as float64 "
          "where the grey images are uint8", "Hint: give np.zeros the dtype: grey = "
          "np.zeros(images.shape[:3], np.uint8)"), False),
-    "all_on_device_0": ([("with using(contexts[k]):\n            rgb_k",
-                          "with using(contexts[0]):\n            rgb_k"),
-                         ("            kernels[k](", "            kernels[0](")],
-                        "device 1 did no work", True),
-    "context_not_pushed": ([("        with using(contexts[k]):\n            rgb_k",
-                             "        if True:\n            rgb_k")],
-                           "kernels[1], device 1's kernel, was called while device 1's context "
-                           "was not current", True),
-    "kernel_of_another_device": ([("            kernels[k](", "            kernels[0](")],
-                                 "kernels[0], device 0's kernel, was called while", True),
     "context_left_pushed": ([("        with using(contexts[k]):\n            rgb_k",
                               "        contexts[k].push()\n        if True:\n            rgb_k")],
                             "a context it pushed was not popped", False),
