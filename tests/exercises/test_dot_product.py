@@ -91,11 +91,9 @@ WRONG = [
     # blind audit AK (was 'the sum is 10588.4, NumPy's is 991.7638', the plan as hint): warp_sums[lane % warps] read around
     ("warp_sums_read_around", variant(KERNEL, (FIRST_WARP, "        v = warp_sum(warp_sums[lane % warps]);\n")),
      ["10.7 times NumPy's", "lane l reading warp_sums[l % warps]", "added about 32 / warps times", "lane < warps ? warp_sums[lane] : 0.0f"]),
-    # blind audit AM (said 'the block's 4 warps' beside its case's block of 96 threads, 3 warps):
-    # the simulator's launch the finding comes from is named with it
+    # blind audit AM (said 'the block's 4 warps' beside its case's block of 96): the launch named
     ("adds_all_32_warp_sums", variant(KERNEL, (FIRST_WARP, "        v = warp_sum(warp_sums[lane]);\n")),
-     ["lanes 0 to 31 of the first warp read warp_sums[0] to [31]", "in a launch of 4 warps a block "
-      "(blockDim.x = 128)", "lane < blockDim.x / 32"]),
+     ["lanes 0 to 31 of the first warp read warp_sums[0] to [31]", "(blockDim.x = 128)", "lane < blockDim.x / 32"]),
     # blind audit TEA-dot_product-1 (was 'the result is NaN: the kernel read x or y past n ..., or
     # an element of a __shared__ array that no thread of the block had written ...')
     ("warps_is_32", variant(KERNEL, ("int warps = blockDim.x / 32;", "int warps = 32;")),
