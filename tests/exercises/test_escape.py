@@ -34,7 +34,7 @@ def test_a_result_asked_again_is_a_copy_of_the_first_and_other_arguments_are_not
     assert not np.array_equal(again, escape.escape_counts(re, im, f32(-0.8), f32(0.156), 30,
                                                           twice=1))
     assert not np.array_equal(again, escape.escape_counts(im, re, f32(-0.8), f32(0.156), 30))
-    assert len(escape._remembered) <= escape.REMEMBERED
+    assert sum(a.nbytes for a in escape._remembered.values()) <= escape.REMEMBERED_BYTES
 
 
 def one_wrong_pixel(name, z_re, z_im, c_re, c_im, max_iter):
