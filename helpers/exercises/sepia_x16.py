@@ -96,6 +96,7 @@ def _mistakes(case, run):
     yield from sepia_x16_tail.pixels_left_out(rgb, got, n)
     yield from sepia_x16_uint4s.uint4s_out_of_order(rgb, got, n)
     yield from sepia_x16_uint4s.uint4s_repeated(rgb, got, n)
+    yield from sepia_x16_uint4s.stores_out_of_order(rgb, got, n)
     yield from sepia_x16_models.mistakes(rgb, got, n, sepia.JUNK)
     yield from _word_k_over_3(rgb, got, n)
     yield from sepia_x16_tail.copied_in_the_loop(rgb, got, n)

@@ -1,7 +1,7 @@
 """``sepia_x16``'s three uint4 a thread in the wrong places (``helpers.exercises.sepia_x16``),
 every value of the whole groups compared with a model: w[] built from the loaded uint4 out of
 order (``uint4s_out_of_order``), or from one of them twice, another never loaded
-(``uint4s_repeated``)."""
+(``uint4s_repeated``); the results' three uint4 stored out of order (``stores_out_of_order``)."""
 
 from __future__ import annotations
 
@@ -79,3 +79,23 @@ def uint4s_repeated(rgb, got, n):
                "once in w[], in order: " + LOADS)
         return
 
+
+def stores_out_of_order(rgb, got, n):
+    """Every whole group's output the right results, its three uint4 in another order: dst[q]
+    stored res[4u] to res[4u + 3], u != q (dst[1] and dst[2] swapped, say)."""
+    if (found := _groups(rgb, got, n)) is None:
+        return
+    loaded, mine = found
+    right = _tone_of(loaded, range(3)).reshape(len(loaded), 3, 16)
+    for order in itertools.permutations(range(3)):
+        if order == (0, 1, 2) or not sepia.near(mine, right[:, list(order)].reshape(mine.shape)):
+            continue
+        moved = [(q, u) for q, u in enumerate(order) if u != q]
+        held = " and ".join(f"dst[{q}] holds res[{4 * u}] to res[{4 * u + 3}]" for q, u in moved)
+        bytes_ = ", and ".join(f"bytes {16 * q} to {16 * q + 15} hold the results of bytes "
+                               f"{16 * u} to {16 * u + 15}" for q, u in moved)
+        yield (f"the three uint4 of res[] were stored out of order: {held}, so in every group of "
+               f"out, {bytes_} (each value right, in another uint4)", "dst[q] takes res[4q] to "
+               "res[4q + 3]: " + ", ".join(f"dst[{q}] = make_uint4(res[{4 * q}], res[{4 * q + 1}], "
+                                          f"res[{4 * q + 2}], res[{4 * q + 3}])" for q, _ in moved))
+        return
