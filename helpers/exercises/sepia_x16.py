@@ -11,7 +11,7 @@ import itertools
 
 import numpy as np
 
-from helpers.exercises import sepia, sepia_x16_models, sepia_x16_tail, speed
+from helpers.exercises import sepia, sepia_x16_models, sepia_x16_tail, sepia_x16_uint4s, speed
 from helpers.exercises.common import Input, Output, launch_catching
 from helpers.exercises.hidden import awkward, pick
 from helpers.exercises.kernel import KernelExercise, Kernels, Launch
@@ -94,7 +94,9 @@ def _mistakes(case, run):
     yield from sepia_x16_models.unclamped(rgb, got, n)
     yield from _wrong_groups(rgb, got, n)
     yield from sepia_x16_tail.pixels_left_out(rgb, got, n)
-    yield from sepia_x16_tail.uint4s_out_of_order(rgb, got, n)
+    yield from sepia_x16_uint4s.uint4s_out_of_order(rgb, got, n)
+    yield from sepia_x16_uint4s.uint4s_repeated(rgb, got, n)
+    yield from sepia_x16_uint4s.stores_out_of_order(rgb, got, n)
     yield from sepia_x16_models.mistakes(rgb, got, n, sepia.JUNK)
     yield from _word_k_over_3(rgb, got, n)
     yield from sepia_x16_tail.copied_in_the_loop(rgb, got, n)
@@ -237,12 +239,6 @@ def _group_kinds(loaded, flat, starts):
                    f"three uint4 from number {_form(a, b, 't')} on, where its 48 bytes start at "
                    "uint4 3t", "16 pixels are 48 bytes, three uint4: const uint4 *src = "
                    "reinterpret_cast<const uint4 *>(rgb) + 3 * (size_t)t")
-    for picks in itertools.product(range(3), repeat=3):
-        if picks != (0, 1, 2):
-            yield (_group(loaded, [4 * u + f for u in picks for f in range(4)]),
-                   "the group's uint4 a, b, c were loaded from src[{}], src[{}], src[{}]".format(
-                       *picks),
-                   "uint4 a = src[0], b = src[1], c = src[2]: the group's 48 bytes in order")
     for i, j in itertools.permutations(range(WORDS), 2):
         yield (_group(loaded, [j if k == i else k for k in range(WORDS)]),
                f"w[{i}] holds {WORD_NAMES[j]} where it should hold {WORD_NAMES[i]}",

@@ -4,12 +4,10 @@ and a tail loop that starts inside the groups (``tail_race``, from the simulator
 groups set apart from the tail: stored as they were loaded (``groups_as_loaded``); and the
 pixels never written (``unwritten``), the groups' among them stored into rgb
 (``stored_into_the_input``); and the pixel loop over only some of a group's pixels
-(``pixels_left_out``); and w[] built from the three uint4 out of order (``uint4s_out_of_order``);
-and one channel of the groups holding another's results, the tail right (``copied_in_the_loop``)."""
+(``pixels_left_out``); and one channel of the groups holding another's results, the tail right
+(``copied_in_the_loop``)."""
 
 from __future__ import annotations
-
-import itertools
 
 import numpy as np
 
@@ -277,28 +275,3 @@ def pixels_left_out(rgb, got, n):
             yield (f"only pixels {first} to {end - 1} of each group were converted, the others "
                    "are 0" + why, hint)
             return
-
-
-def uint4s_out_of_order(rgb, got, n):
-    """Every whole group's bytes those of a kernel whose w[] holds the three uint4 a, b, c (the
-    group's bytes 0 to 15, 16 to 31, 32 to 47) in another order, {a..., c..., b...} say (or whose
-    loads took them so: b = src[2], c = src[1] gives the same words)."""
-    groups = n // 16
-    loaded = rgb.ravel()[:48 * groups].reshape(groups, 3, 16)
-    mine = got.ravel()[:48 * groups].reshape(groups, 16, 3)
-    for order in itertools.permutations(range(3)):
-        model = sepia.reference(loaded[:, list(order)].reshape(groups, 16, 3))
-        if not groups or order == (0, 1, 2) or not sepia.near(mine, model):
-            continue
-        moved = [(q, u) for q, u in enumerate(order) if u != q]
-        held = ", and ".join(f"w[{4 * q}] to w[{4 * q + 3}] hold {'abc'[u]}, {whose} bytes "
-                             f"{16 * u} to {16 * u + 15}"
-                             for whose, (q, u) in zip(("the group's", "its", "its"), moved))
-        which = (f"{'abc'[moved[0][0]]} and {'abc'[moved[1][0]]} are swapped" if len(moved) == 2
-                 else "the three uint4 are out of order")
-        yield (f"{held}: {which}, in w's list or in their loads, so pixels {16 * moved[0][0] // 3}"
-               f" to {(16 * moved[-1][0] + 15) // 3} of every group were computed from the wrong "
-               "bytes", "word k of w[] is bytes 4k to 4k + 3 of the group, in order: uint4 a = "
-               "src[0], b = src[1], c = src[2]; unsigned int w[12] = {a.x, a.y, a.z, a.w, b.x, "
-               "b.y, b.z, b.w, c.x, c.y, c.z, c.w}")
-        return

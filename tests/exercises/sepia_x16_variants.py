@@ -229,6 +229,18 @@ WRONG = {
                             "{a.x, a.y, a.z, a.w, c.x, c.y, c.z, c.w, b.x, b.y, b.z, b.w}")],
                           "w[4] to w[7] hold c, the group's bytes 32 to 47, and w[8] to w[11] "
                           "hold b, its bytes 16 to 31: b and c are swapped"),
+    # blind audit AMA-sepia_x16-stores_swapped (was 'only the first 16 are right ... check the
+    # indices of the loads that feed them', the loads being right): dst[1] and dst[2] swapped
+    "stores_1_and_2_swapped": ([(STORES, STORES.replace("dst[1]", "dst[#]").replace("dst[2]", "dst[1]")
+                                 .replace("dst[#]", "dst[2]"))],
+                               "the three uint4 of res[] were stored out of order: dst[1] holds "
+                               "res[8] to res[11] and dst[2] holds res[4] to res[7]"),
+    # blind audit AMA-sepia_x16-load_typo_src1 (was 'only the first 30 are right ... check the
+    # indices of the loads that feed them'): c loaded from src[1], b's uint4 again
+    "c_loaded_from_src_1": ([("c = src[2];", "c = src[1];")],
+                            "the group's uint4 a, b, c were loaded from src[0], src[1], src[1]: "
+                            "c holds the group's bytes 16 to 31, b's, and the group's bytes 32 "
+                            "to 47 (src[2]) were never loaded"),
     "w_high_to_low": ([("{a.x, a.y, a.z, a.w, b.x, b.y, b.z, b.w, c.x, c.y, c.z, c.w}",
                         "{a.w, a.z, a.y, a.x, b.w, b.z, b.y, b.x, c.w, c.z, c.y, c.x}")],
                       "w[] holds each uint4's components high to low"),
