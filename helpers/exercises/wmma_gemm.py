@@ -19,8 +19,8 @@ from helpers.exercises.kernel import KernelExercise, Launch
 from helpers.exercises.verdict import matches
 from helpers.exercises.microscope import observed_launch
 from helpers.exercises.wmma_gemm_models import (LOOKALIKES, a_tile_moved_down, block_index_added,
-                                                past_by_row_m, product, tile_col_by_16,
-                                                warp_is_the_lane)
+                                                c_rows_apart_past_c, past_by_row_m, product,
+                                                tile_col_by_16, warp_is_the_lane)
 from helpers.exercises.wmma_partial_k_crashes import warp_without_tile
 
 # (M, K, N): 6, 8 and 3 tiles of C; the first again on the simulator, A and B without the zeros
@@ -68,6 +68,7 @@ def _refine(failure):
     err = failure.error
     if (no_tile := warp_without_tile(failure, LOADED)) is not None:
         yield no_tile
+    yield from c_rows_apart_past_c(failure)
     if failure.kind == "out of bounds" and err.is_write:   # C is the one it writes
         yield C_HINT
     yield from tile_col_by_16(failure)

@@ -2,7 +2,8 @@
 of C, B stored by columns) that ``product`` models (C as such a kernel computes it): each as the
 model's arguments from the case (M, K, N), with its problem and hint (``LOOKALIKES``); the block's
 index added to the warp's number (``block_index_added``); the warp's number taken as the lane
-(``warp_is_the_lane``), or tile_col modulo 16 (``tile_col_by_16``); the tile a load reads
+(``warp_is_the_lane``), tile_col modulo 16 (``tile_col_by_16``), or C's rows stored a leading
+dimension other than N apart, past C's end (``c_rows_apart_past_c``); the tile a load reads
 (``tile_read``) and the elements past C that the warps of the rows of tiles past it store
 (``past_by_row_m``)."""
 
@@ -296,3 +297,29 @@ def tile_col_by_16(failure):
                "width, where a row of C holds N / 16 tiles",
                "tile_col = warp % (N / 16), as tile_row = warp / (N / 16)")
 
+
+def c_rows_apart_past_c(failure):
+    """A write past C's end at an element of the crashing warp's tile (tile_row, tile_col) =
+    divmod(warp, N / 16) whose rows lie M or K apart, where N belongs: C + tile_row * 16 * N +
+    tile_col * 16 + r * ld + c, r and c 0 to 15, stored with leading dimension ``ld``. C is
+    the one array the kernel writes; a float is 4 bytes."""
+    err, launch, block = failure.error, failure.launch, failure.block
+    if failure.kind != "out of bounds" or not err.is_write or err.offset is None or \
+            launch is None or not block or not err.block or not err.thread:
+        return
+    m, k, n = (int(x) for x in launch.args[3:6])
+    warp = (err.block[0] * block[0] + err.thread[0]) // 32
+    tile = divmod(warp, n // 16)
+    at = err.offset // 4 - (tile[0] * 16 * n + tile[1] * 16)
+    for ld in dict.fromkeys((m, k)):
+        names = " or ".join(name for name, size in (("M", m), ("K", k)) if size == ld)
+        if ld == n or at < 0 or at % ld >= 16 or at // ld >= 16 or err.offset % 4:
+            continue
+        yield (f"C's tiles were stored with leading dimension {names} = {ld}, but a row of C "
+               f"holds N = {n} elements: store_matrix_sync's leading dimension is the number of "
+               f"elements from one row of C to the next, so each tile's rows landed {ld} apart, "
+               f"and warp {warp} (tile {tile}) wrote row {at // ld} of its tile at "
+               f"C[{err.offset // 4 // n}][{err.offset // 4 % n}], past C's {m} rows",
+               "the leading dimension is a row of C, N elements: store_matrix_sync(C + tile_row "
+               "* 16 * N + tile_col * 16, c, N, wmma::mem_row_major)")
+        return

@@ -62,6 +62,14 @@ WRONG = [
     ("c_stored_with_ld_m", variant(KERNEL, ("c, N, wmma::mem_row_major", "c, M, wmma::mem_row_major")),
      ["C's tiles were stored with leading dimension M = 48, but a row of C holds N = 32 elements",
       "store_matrix_sync(C + tile_row * 16 * N + tile_col * 16, c, N, wmma::mem_row_major)"]),
+    # blind audit AM (was 'the kernel crashed: ... a write of C ..., 65 bytes past the end of its
+    # 8192 bytes ... Hint: C's tile (tile_row, tile_col) starts at ...', K not named): C stored
+    # with leading dimension K, whose rows land past C's end
+    ("c_stored_with_ld_k", variant(KERNEL, ("c, N, wmma::mem_row_major", "c, K, wmma::mem_row_major")),
+     ["C's tiles were stored with leading dimension K = 80, but a row of C holds N = 32 elements",
+      "warp 4 (tile (2, 0)) wrote row 13 of its tile",
+      "Hint: the leading dimension is a row of C, N elements: store_matrix_sync(C + tile_row * 16 "
+      "* N + tile_col * 16, c, N, wmma::mem_row_major)"]),
     # blind audit TNB-wmma_gemm-1: C stored with leading dimension 16, the tile's width (was '720
     # elements of C were never written (the first is C[8][16]) ... Hint: C's tile (tile_row,
     # tile_col) starts at ..., and from one row to the next is N elements', the 16 not named;
@@ -319,6 +327,7 @@ MISALIGNED_ON_A_GPU = ("load_matrix_sync from an odd element of A: a GPU's \"mis
                        "context is unusable")
 SIMULATOR_ONLY = {"accumulator_never_set": "a GPU's registers may hold the same in both launches",
                   "c_tile_rows_k_apart": "stores past the end of C",
+                  "c_stored_with_ld_k": "stores past the end of C",
                   "tile_col_modulo_16": "reads far past the end of B",
                   # the H100, 2026-12-07, once in a cold 16-worker run: another verdict
                   "tiles_column_after_column": "the warps past C's last column of tiles store "
