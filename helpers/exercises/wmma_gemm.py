@@ -296,10 +296,38 @@ def _stored(out, m, n):
     return np.concatenate([~out.unwritten.ravel(), np.isin(np.arange(m * n, (m + 16) * n), out.past)])
 
 
+def _m_and_n_swapped(run, case, stored):
+    """M and N swapped in the warp's tile and its guard (tile_row = warp / (M / 16), tile_col =
+    warp % (M / 16), return where tile_row >= N / 16): the tiles laid out as C transposed's. The
+    elements written (``stored``) and their values are those such warps store, and so are the
+    elements written on the simulator with K = 16, where the tiles counted from K / 16 store others
+    (with M = 48, N = 32 the two store the same elements, racing)."""
+    (m, _, n), written = case, ~run.out.unwritten
+    swapped = dict(guard=16, tile_of=lambda w: divmod(w, m // 16), rows=n // 16)
+    model, again = product(run.model, case, **swapped), _launch((m, 16, n))
+    if m == n or not np.array_equal(~np.isnan(model[0].ravel()), stored) or not _either(
+            run.out.got.astype(np.float64)[written], model[:, :m][:, written]):
+        return
+    seen = microscope.observe(run.kernel, again, key="K = 16", racecheck=False)
+    if seen.error is not None or not seen.outs or not np.array_equal(_stored(
+            seen.outs[0], m, n), ~np.isnan(product(again.model, (m, 16, n), **swapped)[0].ravel())):
+        return
+    r, c = np.argwhere(run.out.unwritten)[0]
+    yield (f"M and N were swapped: tile_row = warp / (M / 16), tile_col = warp % (M / 16) and the "
+           f"guard tile_row >= N / 16 lay the warps' tiles out as N / 16 = {n // 16} "
+           f"row{'s' * (n > 16)} of M / 16 = {m // 16} tiles, but C holds M / 16 = {m // 16} "
+           f"row{'s' * (m > 16)} of N / 16 = {n // 16} tiles, "
+           f"so the tiles landed out of place and {int(run.out.unwritten.sum())} elements of C "
+           f"were never written (the first C[{r}][{c}])", "a row of C holds N / 16 tiles, and "
+           "there are M / 16 rows of them: tile_row = warp / (N / 16), tile_col = warp % (N / 16), "
+           "and return where tile_row >= M / 16")
+
+
 def _mistakes(case, run):
     got, out, (m, _, n) = run.out.got.astype(np.float64), run.out, case
     stored = _stored(out, m, n)
     if out.unwritten.any():
+        yield from _m_and_n_swapped(run, case, stored)
         yield from _first_warps_alone(run, case)
         yield from _c_rows_apart(run, case, stored)
         yield from _c_columns_apart(run, case, stored)

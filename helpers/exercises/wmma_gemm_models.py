@@ -149,20 +149,21 @@ LOOKALIKES = [
 
 def product(model, case, lda=None, ldb=None, b_by_rows=False, a_start=None, b_start=None,
              reset=False, a_by_cols=False, store_by_cols=False, k_end=None, tile_of=None,
-             guard=0, c_at=None, swapped_tiles="", k_start=0, k_step=16):
+             guard=0, c_at=None, swapped_tiles="", k_start=0, k_step=16, rows=None):
     """C as a kernel computes it whose warp w takes tile ``tile_of(w)`` (returning when its row
-    reaches M / 16), loads A's tiles from ``a_start(k, tile_row)`` with leading dimension ``lda``
-    (by columns where ``a_by_cols``) and B's from ``b_start(k, tile_col)`` with ``ldb`` (by rows
-    where ``b_by_rows``), its loop over K from ``k_start`` while k < ``k_end``, k going up by
-    ``k_step``; the accumulator set to 0 at every step where ``reset``; ``swapped_tiles`` "A" (or
-    "B"): A's tile found from tile_col where tile_row belongs (B's from tile_row); each tile stored
-    transposed where ``store_by_cols``, at ``c_at(w, tile_row, tile_col)``, (its first element,
-    leading dimension). Where warps store into one element they race, and a GPU may leave any one's
-    value there: C's candidates, one layer a store into an element (the first layer the first
-    warp's, as if each element kept its first store; NaN in a layer with no store left), each
-    followed by ``guard`` rows of what was stored past C's end. The defaults are the right
-    kernel's."""
+    reaches ``rows``, M / 16 unless told), loads A's tiles from ``a_start(k, tile_row)`` with
+    leading dimension ``lda`` (by columns where ``a_by_cols``) and B's from ``b_start(k,
+    tile_col)`` with ``ldb`` (by rows where ``b_by_rows``), its loop over K from ``k_start`` while
+    k < ``k_end``, k going up by ``k_step``; the accumulator set to 0 at every step where
+    ``reset``; ``swapped_tiles`` "A" (or "B"): A's tile found from tile_col where tile_row belongs
+    (B's from tile_row); each tile stored transposed where ``store_by_cols``, at ``c_at(w,
+    tile_row, tile_col)``, (its first element, leading dimension). Where warps store into one
+    element they race, and a GPU may leave any one's value there: C's candidates, one layer a store
+    into an element (the first layer the first warp's, as if each element kept its first store; NaN
+    in a layer with no store left), each followed by ``guard`` rows of what was stored past C's
+    end. The defaults are the right kernel's."""
     m, k, n = case
+    rows = rows or m // 16
     lda, ldb, tile_of = lda or k, ldb or k, tile_of or (lambda w: divmod(w, n // 16))
     a_start = a_start or (lambda kk, tr: tr * 16 * k + kk)
     b_start = b_start or (lambda kk, tc: tc * 16 * k + kk)
@@ -172,11 +173,11 @@ def product(model, case, lda=None, ldb=None, b_by_rows=False, a_start=None, b_st
         tr, tc = tile_of(w)
         start, ldc = c_at(w, tr, tc)
         acc = np.zeros((16, 16))
-        for kk in range(k_start, k if k_end is None else k_end, k_step) if tr < m // 16 else ():
+        for kk in range(k_start, k if k_end is None else k_end, k_step) if tr < rows else ():
             ar, bc = (tc if swapped_tiles == "A" else tr), (tr if swapped_tiles == "B" else tc)
             acc = (0 if reset else acc) + tile_read(model[0], a_start(kk, ar), lda, not a_by_cols) \
                 @ tile_read(model[1], b_start(kk, bc), ldb, b_by_rows)
-        stores += [(start + r * ldc + c, acc.T if store_by_cols else acc)] * (tr < m // 16)
+        stores += [(start + r * ldc + c, acc.T if store_by_cols else acc)] * (tr < rows)
     count = np.zeros(max([(m + 32) * n, *(where.max() + 1 for where, _ in stores)]), int)
     for where, _ in stores:
         np.add.at(count, where.ravel(), 1)

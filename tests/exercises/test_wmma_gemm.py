@@ -222,6 +222,16 @@ WRONG = [
     ("tiles_counted_from_m", variant(KERNEL, ("warp / (N / 16), tile_col = warp % (N / 16)",
                                               "warp / (M / 16), tile_col = warp % (M / 16)")),
      ["the warps' tiles were found from M / 16", "tile_row = warp / (N / 16)"]),
+    # blind audit AM (was 'the warps' tiles were found from K / 16, ...', K not in the code): M
+    # and N swapped in the warp's tile and in the guard
+    ("tiles_counted_by_m_guard_n", variant(KERNEL, ("warp / (N / 16), tile_col = warp % (N / 16)",
+                                                    "warp / (M / 16), tile_col = warp % (M / 16)"),
+                                           ("tile_row >= M / 16", "tile_row >= N / 16")),
+     ["M and N were swapped: tile_row = warp / (M / 16), tile_col = warp % (M / 16) and the "
+      "guard tile_row >= N / 16", "N / 16 = 2 rows of M / 16 = 3 tiles",
+      "C holds M / 16 = 3 rows of N / 16 = 2 tiles",
+      "Hint: a row of C holds N / 16 tiles, and there are M / 16 rows of them: tile_row = warp / "
+      "(N / 16), tile_col = warp % (N / 16), and return where tile_row >= M / 16"]),
     ("tiles_column_after_column", variant(KERNEL, ("warp / (N / 16), tile_col = warp % (N / 16)",
                                                    "warp % (M / 16), tile_col = warp / (M / 16)")),
      ["stored past C's last column of tiles", "tile_col = warp % (N / 16)"]),
