@@ -2,7 +2,7 @@
 16 x 16 tile of C; A and C stored row after row, B column after column (B[k][c] at B[c * K + k]);
 M, N, K multiples of 16 and unequal, so that each leading dimension shows; blocks in order, as
 the warps of tiles counted wrong store over other blocks' tiles. A fragment loaded from
-the wrong place, with the wrong leading dimension or layout gives a product that ``_product``
+the wrong place, with the wrong leading dimension or layout gives a product that ``product``
 computes too (from the inputs' memory): the first that matches names the mistake. C's guard
 holds a row of tiles, where a warp past the last tile that does not return stores."""
 
@@ -19,8 +19,8 @@ from helpers.exercises.kernel import KernelExercise, Launch
 from helpers.exercises.verdict import matches
 from helpers.exercises.microscope import observed_launch
 from helpers.exercises.wmma_gemm_models import (LOOKALIKES, a_tile_moved_down, block_index_added,
-                                                past_by_row_m, tile_col_by_16, tile_read,
-                                                warp_is_the_lane)
+                                                c_rows_apart_past_c, past_by_row_m, product,
+                                                tile_col_by_16, warp_is_the_lane)
 from helpers.exercises.wmma_partial_k_crashes import warp_without_tile
 
 # (M, K, N): 6, 8 and 3 tiles of C; the first again on the simulator, A and B without the zeros
@@ -46,48 +46,8 @@ def _launch(case):
                   model=[x.host().astype(np.float64) for x in inputs])  # their memory, as read
 
 
-def _product(model, case, lda=None, ldb=None, b_by_rows=False, a_start=None, b_start=None,
-             reset=False, a_by_cols=False, store_by_cols=False, k_end=None, tile_of=None,
-             guard=0, c_at=None, swapped_tiles="", k_start=0, k_step=16):
-    """C as a kernel computes it whose warp w takes tile ``tile_of(w)`` (returning when its row is
-    past M / 16), loads A's tiles from ``a_start(k, tile_row)`` with leading dimension ``lda`` (by
-    columns where ``a_by_cols``) and B's from ``b_start(k, tile_col)`` with ``ldb`` (by rows where
-    ``b_by_rows``), its loop over K from ``k_start`` while k < ``k_end``, k going up by ``k_step``;
-    the accumulator set to 0 at every step where ``reset``; ``swapped_tiles`` "A" (or "B"): A's tile
-    found from tile_col where tile_row belongs (B's from tile_row); each tile stored transposed
-    where ``store_by_cols``, at ``c_at(w, tile_row, tile_col)``, (its first element, leading
-    dimension). Where warps store into one element they race, and a GPU may leave any one's value
-    there: C's candidates, one layer a store into an element (the first layer the first warp's, as
-    if each element kept its first store; NaN in a layer with no store left), each followed by
-    ``guard`` rows of what was stored past C's end. The defaults are the right kernel's."""
-    m, k, n = case
-    lda, ldb, tile_of = lda or k, ldb or k, tile_of or (lambda w: divmod(w, n // 16))
-    a_start = a_start or (lambda kk, tr: tr * 16 * k + kk)
-    b_start = b_start or (lambda kk, tc: tc * 16 * k + kk)
-    c_at = c_at or (lambda w, tr, tc: (tr * 16 * n + tc * 16, n))
-    stores, (r, c) = [], np.meshgrid(np.arange(16), np.arange(16), indexing="ij")
-    for w in range(-(-(m // 16) * (n // 16) // 4) * 4):  # the grid's warps
-        tr, tc = tile_of(w)
-        start, ldc = c_at(w, tr, tc)
-        acc = np.zeros((16, 16))
-        for kk in range(k_start, k if k_end is None else k_end, k_step) if tr < m // 16 else ():
-            ar, bc = (tc if swapped_tiles == "A" else tr), (tr if swapped_tiles == "B" else tc)
-            acc = (0 if reset else acc) + tile_read(model[0], a_start(kk, ar), lda, not a_by_cols) \
-                @ tile_read(model[1], b_start(kk, bc), ldb, b_by_rows)
-        stores += [(start + r * ldc + c, acc.T if store_by_cols else acc)] * (
-            tr < m // 16)
-    count = np.zeros(max([(m + 32) * n, *(where.max() + 1 for where, _ in stores)]), int)
-    for where, _ in stores:
-        np.add.at(count, where.ravel(), 1)
-    layers, seen = np.full((max(1, count.max()), count.size), np.nan), np.zeros_like(count)
-    for where, tile in stores:
-        layers[seen[where], where] = tile
-        seen[where] += 1
-    return layers[:, :(m + guard) * n].reshape(-1, m + guard, n)
-
-
 def _either(got, model) -> bool:
-    """Whether each element of ``got`` is a value some warp that ``_product`` models stored
+    """Whether each element of ``got`` is a value some warp that ``product`` models stored
     there (any of those that race on it may have landed last)."""
     return bool(np.any([np.isclose(got, c, rtol=1e-4, atol=1e-3) for c in model], axis=0).all())
 
@@ -108,6 +68,7 @@ def _refine(failure):
     err = failure.error
     if (no_tile := warp_without_tile(failure, LOADED)) is not None:
         yield no_tile
+    yield from c_rows_apart_past_c(failure)
     if failure.kind == "out of bounds" and err.is_write:   # C is the one it writes
         yield C_HINT
     yield from tile_col_by_16(failure)
@@ -152,7 +113,7 @@ def _c_rows_apart(run, case, stored):
     the elements written (``stored``, 16 rows past C's end too) are those such tiles cover, one
     row of C apart, over one another, and the rows below them never written."""
     m, _, n = case
-    model = _product(run.model, case, guard=16, c_at=lambda w, tr, tc: (tr * n + tc * 16, n))
+    model = product(run.model, case, guard=16, c_at=lambda w, tr, tc: (tr * n + tc * 16, n))
     if m > 16 and np.array_equal(~np.isnan(model[0].ravel()), stored):
         rows, last = m // 16, m // 16 + 14
         starts = ", ".join(map(str, range(rows - 1))) + f" and {rows - 1}"
@@ -169,7 +130,7 @@ def _c_columns_apart(run, case, stored):
     tile_col): the elements written (``stored``) are those such tiles cover, one column of C
     apart, over one another, and the columns right of them never written."""
     m, _, n = case
-    model = _product(run.model, case, guard=16, c_at=lambda w, tr, tc: (tr * 16 * n + tc, n))
+    model = product(run.model, case, guard=16, c_at=lambda w, tr, tc: (tr * 16 * n + tc, n))
     if n > 16 and np.array_equal(~np.isnan(model[0].ravel()), stored):
         per_row, first = n // 16, n // 16 + 15
         starts = ", ".join(map(str, range(per_row - 1))) + f" and {per_row - 1}"
@@ -191,7 +152,7 @@ def _first_warps_alone(run, case):
     written = np.zeros((m, n), bool)
     for w in range(limit):
         written[w // per_row * 16:w // per_row * 16 + 16, w % per_row * 16:w % per_row * 16 + 16] = True
-    got, want = run.out.got.astype(np.float64), _product(run.model, case)[0]
+    got, want = run.out.got.astype(np.float64), product(run.model, case)[0]
     if np.array_equal(~out.unwritten, written) and \
             np.allclose(got[written], want[written], rtol=1e-4, atol=1e-3):
         r, c = np.argwhere(out.unwritten)[0]
@@ -223,7 +184,7 @@ def _guard_lets_the_next_row_on(run, case):
     (m, _, n), out = case, run.out
     warps = run.launch.grid[0] * run.launch.block[0] // 32
     if out.unwritten.any() or out.past.tolist() != past_by_row_m(m, n, warps) or \
-            not _either(out.got.astype(np.float64), _product(run.model, case)):
+            not _either(out.got.astype(np.float64), product(run.model, case)):
         return
     head = (f"the warps whose tile_row is M / 16 = {m // 16} went on and stored their tiles "
             f"below C, in rows {m} to {m + 15}: ")
@@ -247,7 +208,7 @@ def _mma_after_the_loop(run, case):
     than 0 (NaN: the simulator fills a local never set with 0xFE bytes): mma_sync ran after the
     loop, on fragments no load set. A kernel that sets c to 0 in the loop stores 0 there."""
     if not hasattr(run.kernel, "simulated") or \
-            not _either(run.out.got.astype(np.float64), _product(run.model, case, reset=True)):
+            not _either(run.out.got.astype(np.float64), product(run.model, case, reset=True)):
         return
     seen = microscope.observe(run.kernel, _launch((case[0], 0, case[2])), key="K = 0",
                               racecheck=False)
@@ -268,7 +229,7 @@ def _warp_without_parentheses(run, case, stored):
     (K = 16) traced."""
     (m, _, n), threads = case, run.launch.block[0]
     tiles, per_block = (m // 16) * (n // 16), threads // 32
-    model = _product(run.model, case, guard=16, tile_of=lambda w: divmod(
+    model = product(run.model, case, guard=16, tile_of=lambda w: divmod(
         w // per_block * threads + w % per_block, n // 16))
     if run.launch.grid[0] < 2 or tiles > threads or \
             not np.array_equal(~np.isnan(model[0].ravel()), stored):
@@ -292,7 +253,7 @@ def _c_tiles_swapped(run, case, stored):
     those such stores cover, and their values those tiles' (the elements alone may be another
     mistake's: with M = 48, N = 32 those of the tiles counted from K / 16)."""
     (m, _, n), written = case, ~run.out.unwritten
-    model = _product(run.model, case, guard=16, c_at=lambda w, tr, tc: (tc * 16 * n + tr * 16, n))
+    model = product(run.model, case, guard=16, c_at=lambda w, tr, tc: (tc * 16 * n + tr * 16, n))
     if not np.array_equal(~np.isnan(model[0].ravel()), stored) or not _either(
             run.out.got.astype(np.float64)[written], model[:, :m][:, written]):
         return
@@ -311,7 +272,7 @@ def _c_ld(run, case, stored):
     m, k, n = case
     store = "store_matrix_sync(C + tile_row * 16 * N + tile_col * 16, c, N, wmma::mem_row_major)"
     for name, ld in (("M", m), ("K", k), ("16", 16)):
-        model = _product(run.model, case, guard=16, c_at=lambda w, tr, tc: (tr * 16 * n + tc * 16, ld))
+        model = product(run.model, case, guard=16, c_at=lambda w, tr, tc: (tr * 16 * n + tc * 16, ld))
         if ld == n or not np.array_equal(~np.isnan(model[0].ravel()), stored):
             continue
         if name == "16":
@@ -330,11 +291,43 @@ def _c_ld(run, case, stored):
                store)
 
 
+def _stored(out, m, n):
+    """The elements of C (``out``, m x n) a launch wrote, then those of the 16 rows past its end."""
+    return np.concatenate([~out.unwritten.ravel(), np.isin(np.arange(m * n, (m + 16) * n), out.past)])
+
+
+def _m_and_n_swapped(run, case, stored):
+    """M and N swapped in the warp's tile and its guard (tile_row = warp / (M / 16), tile_col =
+    warp % (M / 16), return where tile_row >= N / 16): the tiles laid out as C transposed's. The
+    elements written (``stored``) and their values are those such warps store, and so are the
+    elements written on the simulator with K = 16, where the tiles counted from K / 16 store others
+    (with M = 48, N = 32 the two store the same elements, racing)."""
+    (m, _, n), written = case, ~run.out.unwritten
+    swapped = dict(guard=16, tile_of=lambda w: divmod(w, m // 16), rows=n // 16)
+    model, again = product(run.model, case, **swapped), _launch((m, 16, n))
+    if m == n or not np.array_equal(~np.isnan(model[0].ravel()), stored) or not _either(
+            run.out.got.astype(np.float64)[written], model[:, :m][:, written]):
+        return
+    seen = microscope.observe(run.kernel, again, key="K = 16", racecheck=False)
+    if seen.error is not None or not seen.outs or not np.array_equal(_stored(
+            seen.outs[0], m, n), ~np.isnan(product(again.model, (m, 16, n), **swapped)[0].ravel())):
+        return
+    r, c = np.argwhere(run.out.unwritten)[0]
+    yield (f"M and N were swapped: tile_row = warp / (M / 16), tile_col = warp % (M / 16) and the "
+           f"guard tile_row >= N / 16 lay the warps' tiles out as N / 16 = {n // 16} "
+           f"row{'s' * (n > 16)} of M / 16 = {m // 16} tiles, but C holds M / 16 = {m // 16} "
+           f"row{'s' * (m > 16)} of N / 16 = {n // 16} tiles, "
+           f"so the tiles landed out of place and {int(run.out.unwritten.sum())} elements of C "
+           f"were never written (the first C[{r}][{c}])", "a row of C holds N / 16 tiles, and "
+           "there are M / 16 rows of them: tile_row = warp / (N / 16), tile_col = warp % (N / 16), "
+           "and return where tile_row >= M / 16")
+
+
 def _mistakes(case, run):
     got, out, (m, _, n) = run.out.got.astype(np.float64), run.out, case
-    stored = np.concatenate([~out.unwritten.ravel(), np.isin(np.arange(m * n, (m + 16) * n),
-                                                             out.past)])
+    stored = _stored(out, m, n)
     if out.unwritten.any():
+        yield from _m_and_n_swapped(run, case, stored)
         yield from _first_warps_alone(run, case)
         yield from _c_rows_apart(run, case, stored)
         yield from _c_columns_apart(run, case, stored)
@@ -344,7 +337,7 @@ def _mistakes(case, run):
         yield from _c_tiles_swapped(run, case, stored)
         yield from _c_ld(run, case, stored)
     for arguments, problem, hint in LOOKALIKES if out.past.size or out.unwritten.any() else ():
-        model = _product(run.model, case, guard=16, **arguments(*case))  # the tiles it stores
+        model = product(run.model, case, guard=16, **arguments(*case))  # the tiles it stores
         if np.array_equal(~np.isnan(model[0].ravel()), stored):
             yield problem, hint
     if out.past.size:
@@ -358,12 +351,12 @@ def _mistakes(case, run):
         r, c = np.argwhere(out.unwritten)[0]
         yield (f"{int(out.unwritten.sum())} elements of C were never written (the first is "
                f"C[{r}][{c}])", C_HINT)
-    want = _product(run.model, case)
+    want = product(run.model, case)
     if not _either(got, want):
         yield from _mma_after_the_loop(run, case)
     for each in (c.astype(np.float64) for c in out.runs):  # warps' stores that race may be
         if not _either(each, want):                       # right in one launch and not the other
-            yield from matches(each, ((_product(run.model, case, **arguments(*case)), problem,
+            yield from matches(each, ((product(run.model, case, **arguments(*case)), problem,
                                        hint) for arguments, problem, hint in LOOKALIKES), _either)
     if out.differs or (out.got == NEVER_SET).any():
         yield wmma_tile.UNSET, "set it to 0 before the loop over k: wmma::fill_fragment(c, 0.0f)"

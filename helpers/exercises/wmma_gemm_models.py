@@ -1,10 +1,11 @@
 """The known wrong kernels of ``helpers.exercises.wmma_gemm`` (C = A B, one warp a 16 x 16 tile
-of C, B stored by columns) that its ``_product`` models: each as the model's arguments from the
-case (M, K, N), with its problem and hint (``LOOKALIKES``); the block's index added to the warp's
-number (``block_index_added``); the warp's number taken as the lane (``warp_is_the_lane``), or
-tile_col modulo 16 (``tile_col_by_16``); the
-tile a load reads (``tile_read``) and the elements past C that
-the warps of the rows of tiles past it store (``past_by_row_m``)."""
+of C, B stored by columns) that ``product`` models (C as such a kernel computes it): each as the
+model's arguments from the case (M, K, N), with its problem and hint (``LOOKALIKES``); the block's
+index added to the warp's number (``block_index_added``); the warp's number taken as the lane
+(``warp_is_the_lane``), tile_col modulo 16 (``tile_col_by_16``), or C's rows stored a leading
+dimension other than N apart, past C's end (``c_rows_apart_past_c``); the tile a load reads
+(``tile_read``) and the elements past C that the warps of the rows of tiles past it store
+(``past_by_row_m``)."""
 
 from __future__ import annotations
 
@@ -146,6 +147,47 @@ LOOKALIKES = [
 ]
 
 
+def product(model, case, lda=None, ldb=None, b_by_rows=False, a_start=None, b_start=None,
+             reset=False, a_by_cols=False, store_by_cols=False, k_end=None, tile_of=None,
+             guard=0, c_at=None, swapped_tiles="", k_start=0, k_step=16, rows=None):
+    """C as a kernel computes it whose warp w takes tile ``tile_of(w)`` (returning when its row
+    reaches ``rows``, M / 16 unless told), loads A's tiles from ``a_start(k, tile_row)`` with
+    leading dimension ``lda`` (by columns where ``a_by_cols``) and B's from ``b_start(k,
+    tile_col)`` with ``ldb`` (by rows where ``b_by_rows``), its loop over K from ``k_start`` while
+    k < ``k_end``, k going up by ``k_step``; the accumulator set to 0 at every step where
+    ``reset``; ``swapped_tiles`` "A" (or "B"): A's tile found from tile_col where tile_row belongs
+    (B's from tile_row); each tile stored transposed where ``store_by_cols``, at ``c_at(w,
+    tile_row, tile_col)``, (its first element, leading dimension). Where warps store into one
+    element they race, and a GPU may leave any one's value there: C's candidates, one layer a store
+    into an element (the first layer the first warp's, as if each element kept its first store; NaN
+    in a layer with no store left), each followed by ``guard`` rows of what was stored past C's
+    end. The defaults are the right kernel's."""
+    m, k, n = case
+    rows = rows or m // 16
+    lda, ldb, tile_of = lda or k, ldb or k, tile_of or (lambda w: divmod(w, n // 16))
+    a_start = a_start or (lambda kk, tr: tr * 16 * k + kk)
+    b_start = b_start or (lambda kk, tc: tc * 16 * k + kk)
+    c_at = c_at or (lambda w, tr, tc: (tr * 16 * n + tc * 16, n))
+    stores, (r, c) = [], np.meshgrid(np.arange(16), np.arange(16), indexing="ij")
+    for w in range(-(-(m // 16) * (n // 16) // 4) * 4):  # the grid's warps
+        tr, tc = tile_of(w)
+        start, ldc = c_at(w, tr, tc)
+        acc = np.zeros((16, 16))
+        for kk in range(k_start, k if k_end is None else k_end, k_step) if tr < rows else ():
+            ar, bc = (tc if swapped_tiles == "A" else tr), (tr if swapped_tiles == "B" else tc)
+            acc = (0 if reset else acc) + tile_read(model[0], a_start(kk, ar), lda, not a_by_cols) \
+                @ tile_read(model[1], b_start(kk, bc), ldb, b_by_rows)
+        stores += [(start + r * ldc + c, acc.T if store_by_cols else acc)] * (tr < rows)
+    count = np.zeros(max([(m + 32) * n, *(where.max() + 1 for where, _ in stores)]), int)
+    for where, _ in stores:
+        np.add.at(count, where.ravel(), 1)
+    layers, seen = np.full((max(1, count.max()), count.size), np.nan), np.zeros_like(count)
+    for where, tile in stores:
+        layers[seen[where], where] = tile
+        seen[where] += 1
+    return layers[:, :(m + guard) * n].reshape(-1, m + guard, n)
+
+
 def block_index_added(case, blocks, per_block, stored):
     """warp = blockIdx.x + threadIdx.x / 32: block b's warps numbered b to b + per_block - 1,
     where b * per_block on belongs, so the blocks' tiles overlap and the last tiles get no warp:
@@ -255,3 +297,30 @@ def tile_col_by_16(failure):
                f"= {n // 16} (the read past B's end): tile_col was taken modulo 16, a tile's "
                "width, where a row of C holds N / 16 tiles",
                "tile_col = warp % (N / 16), as tile_row = warp / (N / 16)")
+
+
+def c_rows_apart_past_c(failure):
+    """A write past C's end at an element of the crashing warp's tile (tile_row, tile_col) =
+    divmod(warp, N / 16) whose rows lie M or K apart, where N belongs: C + tile_row * 16 * N +
+    tile_col * 16 + r * ld + c, r and c 0 to 15, stored with leading dimension ``ld``. C is
+    the one array the kernel writes; a float is 4 bytes."""
+    err, launch, block = failure.error, failure.launch, failure.block
+    if failure.kind != "out of bounds" or not err.is_write or err.offset is None or \
+            launch is None or not block or not err.block or not err.thread:
+        return
+    m, k, n = (int(x) for x in launch.args[3:6])
+    warp = (err.block[0] * block[0] + err.thread[0]) // 32
+    tile = divmod(warp, n // 16)
+    at = err.offset // 4 - (tile[0] * 16 * n + tile[1] * 16)
+    for ld in dict.fromkeys((m, k)):
+        names = " or ".join(name for name, size in (("M", m), ("K", k)) if size == ld)
+        if ld == n or at < 0 or at % ld >= 16 or at // ld >= 16 or err.offset % 4:
+            continue
+        yield (f"C's tiles were stored with leading dimension {names} = {ld}, but a row of C "
+               f"holds N = {n} elements: store_matrix_sync's leading dimension is the number of "
+               f"elements from one row of C to the next, so each tile's rows landed {ld} apart, "
+               f"and warp {warp} (tile {tile}) wrote row {at // ld} of its tile at "
+               f"C[{err.offset // 4 // n}][{err.offset // 4 % n}], past C's {m} rows",
+               "the leading dimension is a row of C, N elements: store_matrix_sync(C + tile_row "
+               "* 16 * N + tile_col * 16, c, N, wmma::mem_row_major)")
+        return
