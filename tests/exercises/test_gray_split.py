@@ -132,6 +132,15 @@ def wrong(*replacements):
     return source
 
 
+def assert_named(replacements, expected, capsys):
+    """The solution changed by ``replacements`` (``wrong``): NOT YET, with ``expected`` (a piece
+    of the verdict, or several) in what the checker printed."""
+    ok, out = run_check(define(wrong(*replacements)), capsys)
+    assert not ok and out.startswith("NOT YET:"), out
+    for part in (expected,) if isinstance(expected, str) else expected:
+        assert part in out, out
+
+
 SPLIT = "        lo, hi = k * count // n, (k + 1) * count // n\n"
 WRONG = {
     # blind audit TIC-gray_split-1 (was "your function raised ValueError at line 26 of your cell
@@ -363,10 +372,7 @@ def test_wrong_function_fails_with_its_hint(name, capsys):
     replacements, expected, needs_several = WRONG[name]
     if needs_several and not SEVERAL:
         pytest.skip("this mistake shows only with several devices")
-    ok, out = run_check(define(wrong(*replacements)), capsys)
-    assert not ok and out.startswith("NOT YET:"), out
-    for part in (expected,) if isinstance(expected, str) else expected:
-        assert part in out, out
+    assert_named(replacements, expected, capsys)
 
 
 @pytest.mark.parametrize("name", ["context_left_pushed", "device_0_pushed_again"])
