@@ -15,7 +15,8 @@ from helpers.exercises import hidden as hidden_cases
 from helpers.exercises.function import HOLD_MS, check_function, run_catching, stream_holder
 from helpers.exercises.learner_code import told_uncalled
 from helpers.exercises.hidden import awkward
-from helpers.exercises.pipeline_copies import over_budget, overwritten_before_read, true_division
+from helpers.exercises.pipeline_copies import (over_budget, overwritten_before_read,
+                                               read_past_its_copy, true_division)
 from helpers.exercises.pipeline_models import (ATOL, RTOL, buffers_watched, copies_and_launches,
                                               count_one_short, how_copied, launch_fits,
                                               shared_buffers, sharing, union_bytes)
@@ -231,6 +232,7 @@ def diagnose(h_in, h_in_before, at_return, got, expected, n_chunks, streams, cal
     yield from count_one_short(calls, h_in.size, n_chunks, got, expected)
     yield from filter(None, [one_chunk_a_stream(calls, streams, got, n_chunks)])
     yield from _wrong_results(h_in, got, expected, n_chunks, shared)
+    yield from read_past_its_copy(calls, copies, order, streams)
     yield from _how_computed(calls, streams, h_in, n_chunks, shared, waited)
     yield from how_copied(copies, h_in, got)
     yield from _waited_inside(waited)

@@ -3,8 +3,9 @@ queues them: the device address a copy was given, and a copy given its arguments
 copy's order (the source first), refused before it is made: PyCUDA would raise a TypeError that
 names a buffer protocol or a C++ signature, not the swap; the buffers the copies go through,
 allocated larger than the budget of one chunk each (``over_budget``); and a later chunk's copy in
-queued into a d_in before the launch that reads it (``overwritten_before_read``); and a size or
-a bound divided with /, a float where a whole number belongs (``true_division``)."""
+queued into a d_in before the launch that reads it (``overwritten_before_read``); a launch told
+more elements than its chunk's copy brought into d_in (``read_past_its_copy``); and a size or a
+bound divided with /, a float where a whole number belongs (``true_division``)."""
 
 from __future__ import annotations
 
@@ -99,6 +100,30 @@ def overwritten_before_read(calls, copies, order, streams, h_in):
                "another: for c in range(n_chunks): drv.memcpy_htod_async(d_in, h_in[lo:hi], s), "
                "launch(d_in, d_out, hi - lo, s), drv.memcpy_dtoh_async(h_out[lo:hi], d_out, s), "
                "so that the stream's next chunk reuses its buffers only after them")
+        return
+
+
+def read_past_its_copy(calls, copies, order, streams):
+    """(problem, hint) where a launch's count is more than the elements of the last copy into its
+    d_in queued before it (``order``: for each launch of ``calls``, how many of ``copies`` were
+    queued before it): the kernel read elements past the chunk that no copy of its own filled,
+    what an earlier chunk left there or memory never written. h_out looks right all the same,
+    since the copy back takes hi - lo elements only."""
+    for k, (d_in, _, count, _) in enumerate(calls[:len(order)]):
+        ins = [(np.asarray(host).size, s) for way, host, s, d in copies[:order[k]]
+               if way == "htod" and address(d) == d_in]
+        if not ins or count <= ins[-1][0]:
+            continue
+        copied = ins[-1][0]
+        left = next((s for size, s in reversed(ins[:-1]) if size > copied), False)
+        number = next((f"streams[{j}]" for j, t in enumerate(streams) if t is left), "a stream")
+        held = (f"what an earlier chunk of {number} left there" if left is not False
+                else "memory no copy ever filled, uninitialised")
+        yield (f"chunk {k}'s launch was given count = {count}, but its copy in brought hi - lo = "
+               f"{copied} elements into d_in: the kernel read {count - copied} elements past "
+               f"them ({held}) and computed on them; h_out looks right only because the copy "
+               f"back takes hi - lo elements", "count is the chunk's own length, that of its "
+               "copies: launch(d_in, d_out, hi - lo, s) (the last chunk is shorter than chunk)")
         return
 
 

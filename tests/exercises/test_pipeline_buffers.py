@@ -1,7 +1,8 @@
 """The pipeline exercise (notebook 05), its device buffers: buffers larger than the budget of one
 chunk each are named from the sizes given to mem_alloc (``pipeline_copies.over_budget``), where
 the kernels touched only a chunk of each and the verdict passed; and a chunk size divided with /,
-a float, named from the line that divided (``pipeline_copies.true_division``)."""
+a float, named from the line that divided (``pipeline_copies.true_division``); and a launch told
+more elements than its chunk's copy brought into d_in (``pipeline_copies.read_past_its_copy``)."""
 
 import pytest
 
@@ -30,6 +31,15 @@ WRONG = {
         ("chunk = (n + n_chunks - 1) / n_chunks (line 4 of your cell) divides with /, which in "
          "Python always gives a float", "Hint: divide with // where a whole number belongs: "
          "chunk = (n + n_chunks - 1) // n_chunks")),
+    # blind audit AN (was 'PASS: the results match NumPy in all 3 cases ...'): launch told chunk,
+    # the rounded-up length, where hi - lo belongs: the last, shorter chunk's kernel read elements
+    # of d_in its copy in never filled (a stream's earlier chunk left them there)
+    "launch_told_the_full_chunk": (
+        RIGHT.replace("launch(d_in, d_out, hi - lo, s)", "launch(d_in, d_out, chunk, s)"),
+        ("chunk 6's launch was given count = 14287, but its copy in brought hi - lo = 14281 "
+         "elements into d_in: the kernel read 6 elements past them", "what an earlier chunk "
+         "of streams[0] left there", "Hint: count is the chunk's own length, that of its "
+         "copies: launch(d_in, d_out, hi - lo, s)")),
 }
 
 
