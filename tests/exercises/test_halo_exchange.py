@@ -132,6 +132,16 @@ WRONG = {
                                       "device 0's last 3 interior elements, its elements 37 .. "
                                       "39, from element m: drv.memcpy_dtod(right, left + m * item,"
                                       " halo * item)"),
+    # blind audit AN (was "device 0's right halo got device 1's elements [50], expected [1] ...
+    # Hint: device 0's right halo (its elements halo + m on) gets ..."): the first copy's source
+    # at element m, the second copy's offset, on device 1
+    "first_copy_source_at_m": ([(TO_0, TO_0.replace("right + halo * item", "right + m * item"))],
+                               "device 0's right halo got device 1's elements [50], expected [1]: "
+                               "its copy's source, right + m * item, starts at device 1's element "
+                               "m = 50, its last interior element",
+                               "device 1's first interior element, its element 1, from element "
+                               "halo: drv.memcpy_dtod(left + (halo + m) * item, right + halo * "
+                               "item, halo * item)"),
     "one_copy_forgotten": ([(TO_1, "pass")], "device 1's left halo was not written", "halo"),
     "context_left_pushed": ([(TO_1, TO_1 + "\n    contexts[1].push()")],
                             "a context it pushed was not popped", "using(contexts[k])"),
