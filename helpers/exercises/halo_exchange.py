@@ -17,7 +17,8 @@ from helpers.ch11.multigpu import two_devices_on_the_simulator
 from helpers.exercises.halo_exchange_models import (COPIES, dtod_noted, four_byte_items,
                                                     gpudata_added, interior_miscounted,
                                                     interior_past_the_half, item_of_the_half,
-                                                    longer_than_the_halo, mixed_units, span)
+                                                    longer_than_the_halo, mixed_units,
+                                                    source_off, span)
 from helpers.exercises.hidden import cases, success
 from helpers.exercises.function import (check_function, context_mistakes, context_stack,
                                         copies_to_host, from_file, run_catching)
@@ -94,8 +95,8 @@ def _mistakes(fn, contexts, m, halo, dtype="float32"):
     yield from context_mistakes(before, after)
     got = [on(k, halves[k].get) for k in (0, 1)]
     yield from four_byte_items(got, hosts, m, halo)
-    yield from _wrong_halves(got, hosts, m, halo)   # then, on the simulator, the copies
-    if copied:
+    yield from _wrong_halves(got, hosts, m, halo, (calls, halves))   # then, on the simulator,
+    if copied:                                                       # the copies to the host
         yield ("the halos are right, but they went through host memory (a copy to the host ran "
                "during your function): two copies where one will do",
                "copy device to device: drv.memcpy_dtod(dest, src, halo * item)")
@@ -112,8 +113,9 @@ def _distinct_low_bytes(hosts):
         h.view(np.uint8)[::item] = part
 
 
-def _wrong_halves(got, hosts, m, halo):
-    """The mistakes the halves show (none when they are right)."""
+def _wrong_halves(got, hosts, m, halo, copies):
+    """The mistakes the halves show (none when they are right), after the ``copies`` (the
+    calls noted, the halves) that left them."""
     inner, origin = slice(halo, halo + m), {float(v): (k, i) for k in (0, 1)
                                             for i, v in enumerate(hosts[k])}
     yield from _one_half_for_both(got, hosts, m, halo)
@@ -163,6 +165,7 @@ def _wrong_halves(got, hosts, m, halo):
         if all(d == k for d, _ in came):
             yield (f"{name} got device {k}'s own elements, not its neighbour's",
                    f"copy from the other device: int(halves[{other}].gpudata) + ...")
+        yield from source_off(*copies, m, halo, k)
         yield (f"{name} got device {other}'s elements {[i for _, i in came]}, expected "
                f"{list(range(halo, 2 * halo)) if k == 0 else list(range(m, m + halo))} (the "
                f"interior is elements {halo} to {halo + m - 1})", HALOS)

@@ -231,3 +231,48 @@ def gpudata_added(fn, halves):
                 " as the file's stub does: int() of a gpudata is its address, in bytes, to which "
                 "an offset adds")
     return told
+
+
+def source_off(calls, halves, m, halo, k):
+    """The copy into device k's inner halo (k = 0 its right one, k = 1 its left one), noted with
+    the right destination and size, whose source is an element of the neighbour's half other than
+    the one that halo's elements start from (device 1's m for its halo, say, or device 0's
+    halo + m - 1, its last interior element, for its m): named by the element it starts at."""
+    item, size, bases = halves[0].dtype.itemsize, halves[0].size, [int(h.gpudata) for h in halves]
+    start, want, other = (halo + m, halo, 1) if k == 0 else (0, m, 0)
+    for call in (call for call in calls if len(call) == 3):
+        j, off = divmod(call[1] - bases[other], item)
+        if call[0] != bases[k] + start * item or call[2] != halo * item or off or j == want \
+                or not 0 <= j <= size - halo:
+            continue
+        named = {halo + m - 1: "halo + m - 1", halo + m: "halo + m", halo: "halo", m: "m"}.get(j)
+        offset = "" if j == 0 else " + " + (f"({named})" if named and " " in named else
+                                            named or str(j)) + " * item"
+        which = ("first", "halo") if k == 0 else ("last", "m")
+        yield (f"device {k}'s {('right', 'left')[k]} halo got device {other}'s elements "
+               f"{list(range(j, j + halo))}, expected {list(range(want, want + halo))}: its copy's "
+               f"source, {('left', 'right')[other]}{offset}, starts at device {other}'s element "
+               f"{f'{named} = ' if named else ''}{j}, {_lying(j, m, halo)}",
+               f"device {k}'s {('right', 'left')[k]} halo gets device {other}'s {which[0]} {_interior(halo)}, its "
+               f"{span(want, halo)}, from element {which[1]}: {COPIES[k]}")
+        return
+
+
+def _interior(count):
+    """'interior element', or 'count interior elements'."""
+    return "interior element" if count == 1 else f"{count} interior elements"
+
+
+def _lying(j, m, halo):
+    """Where a half's elements j .. j + halo - 1 lie in [left halo | m interior | right halo], in
+    words."""
+    end = halo + m   # the right halo's first element
+    if halo <= j and j + halo <= end:
+        return {halo: f"its first {_interior(halo)}", m: f"its last {_interior(halo)}"}.get(
+            j, f"{_interior(halo)} inside its interior, neither its first nor its last")
+    if j + halo <= halo or j >= end:
+        return "its left halo" if j < halo else "its right halo"
+    if j < halo:
+        return f"{span(j, halo - j)} of its left halo, then its first {_interior(j)}"
+    return (f"its last {_interior(end - j)}, then {span(end, j + halo - end)} of its right halo, "
+            "past its interior")

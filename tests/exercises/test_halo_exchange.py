@@ -24,9 +24,15 @@ WRONG = {
                                     "halo")], "both copies used m = 25 interior elements, not 50",
                                   "m = halves[0].size - 2 * halo"),
     "halo_not_interior": ([(TO_0, TO_0.replace("right + halo * item", "right"))],
-                          "got device 1's elements [0", "gets device 1's elements halo on"),
+                          "got device 1's elements [0], expected [1]: its copy's source, right, "
+                          "starts at device 1's element 0, its left halo",
+                          "device 0's right halo gets device 1's first interior element, its "
+                          "element 1, from element halo"),
     "wrong_end": ([(TO_1, TO_1.replace("left + m * item", "left + halo * item"))],
-                  "device 1's left halo got device 0's elements [", "device 0's elements m on"),
+                  "device 1's left halo got device 0's elements [1], expected [50]: its copy's "
+                  "source, left + halo * item, starts at device 0's element halo = 1, its first "
+                  "interior element", "device 1's left halo gets device 0's last interior element, "
+                  "its element 50, from element m"),
     "elements_not_bytes": ([(TO_0, "drv.memcpy_dtod(left + halo + m, right + halo, halo)")],
                            "device 0's interior changed", "addresses count bytes"),
     "one_element": ([(TO_0, TO_0.replace(", halo * item)", ", item)"))],
@@ -114,6 +120,28 @@ WRONG = {
                             "halves[0].gpudata itself (line 14 of",
                             "take the addresses as ints first: left, right = "
                             "int(halves[0].gpudata), int(halves[1].gpudata) (line 14)"),
+    # blind audit AN (was "device 1's left halo got device 0's elements [39, 3, 4], expected [37,
+    # 38, 39] ... Hint: device 0's right halo (its elements halo + m on) gets ...", the layout
+    # restated): the source taken from the last interior element's index, right only for halo = 1
+    "last_interior_index_as_source": ([(TO_1, TO_1.replace("left + m * item",
+                                                           "left + (halo + m - 1) * item"))],
+                                      "device 1's left halo got device 0's elements [39, 40, 41], "
+                                      "expected [37, 38, 39]: its copy's source, left + (halo + m "
+                                      "- 1) * item, starts at device 0's element halo + m - 1 = "
+                                      "39, its last interior element",
+                                      "device 0's last 3 interior elements, its elements 37 .. "
+                                      "39, from element m: drv.memcpy_dtod(right, left + m * item,"
+                                      " halo * item)"),
+    # blind audit AN (was "device 0's right halo got device 1's elements [50], expected [1] ...
+    # Hint: device 0's right halo (its elements halo + m on) gets ..."): the first copy's source
+    # at element m, the second copy's offset, on device 1
+    "first_copy_source_at_m": ([(TO_0, TO_0.replace("right + halo * item", "right + m * item"))],
+                               "device 0's right halo got device 1's elements [50], expected [1]: "
+                               "its copy's source, right + m * item, starts at device 1's element "
+                               "m = 50, its last interior element",
+                               "device 1's first interior element, its element 1, from element "
+                               "halo: drv.memcpy_dtod(left + (halo + m) * item, right + halo * "
+                               "item, halo * item)"),
     "one_copy_forgotten": ([(TO_1, "pass")], "device 1's left halo was not written", "halo"),
     "context_left_pushed": ([(TO_1, TO_1 + "\n    contexts[1].push()")],
                             "a context it pushed was not popped", "using(contexts[k])"),
