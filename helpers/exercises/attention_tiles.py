@@ -6,7 +6,7 @@ softmax. The checker's model is the kernel's own walk, tile by tile, in float64:
 mistake (a tile skipped or overlapping, keys of zeros scored, a thread's own slot read at every
 step, k and v mixed up, keys staged from the wrong index, a rescale forgotten or always 1, m never updated, a wrong scale, the final
 division left out) is that walk with one thing changed, and is named when the output matches it. A launch on the simulator, race-checked, inputs allocated to the byte, finds a
-missing barrier and a read past n whose value goes nowhere. An index past the TILE slots of Ks or
+missing barrier and a read past n whose value goes nowhere (``staged_past_n``). An index past the TILE slots of Ks or
 Vs (the simulator stops there) is a tile's count of keys not capped at TILE (``_refine``). A
 return for the threads past n before the barriers, or an if around them (the kernel's words), with only the last
 block's rows wrong, is named (``models.returned_past_n``), on the simulator's launch too.
@@ -18,6 +18,7 @@ import numpy as np
 
 from helpers.exercises import attention_tiles_models as models
 from helpers.exercises import near
+from helpers.exercises.attention_tiles_staging import staged_past_n
 from helpers.exercises.common import Input, Output
 from helpers.exercises.hidden import awkward, pick
 from helpers.exercises.kernel import KernelExercise, Launch, on_simulator
@@ -100,7 +101,9 @@ def _launch(case):
 
 def _refine(failure):
     """An index past the TILE slots of Ks or Vs (declared [TILE][HEAD_DIM]): the loop over a
-    tile's keys ran past the tile, its count not capped at TILE."""
+    tile's keys ran past the tile, its count not capped at TILE; a read of k or v past n at the
+    key a thread stages, its staging unguarded (``staged_past_n``)."""
+    yield from staged_past_n(failure)
     err = failure.error
     if failure.kind == "array bounds" and getattr(err, "length", None) == TILE and \
             (getattr(err, "element", None) or 0) >= TILE:

@@ -17,6 +17,7 @@ from helpers.exercises.dot_product_models import (first_warp_read_nothing, model
                                                  read_not_added, returned_before_warp_sum,
                                                  store_before_the_sums, wrapped_sums,
                                                  wrong_sums)
+from helpers.exercises.dot_product_masks import warp_mask_mistakes
 from helpers.exercises.hidden import awkward
 from helpers.exercises.kernel import KernelExercise, Launch
 from helpers.exercises.microscope import (accesses_of, body_words, kernel_words, observe,
@@ -56,7 +57,8 @@ def _draw(rng):
 
 
 def _refine(failure):
-    """The hints for the exercise's accumulators, warp_sums' barrier and its size."""
+    """The hints for the exercise's accumulators, warp_sums' barrier and its size, and the
+    shuffles that wait for lanes which never come (``warp_mask_mistakes``)."""
     err, shared = failure.error, getattr(failure.error, "space", None) == "shared"
     thread = (getattr(err, "thread", None) or (0,))[0]   # lane 0 of a warp past the first
     if failure.kind == "array bounds" and err.element == thread >= 32 and thread % 32 == 0:
@@ -67,20 +69,7 @@ def _refine(failure):
         yield ("warp_sums needs one element for each warp of the block: declare it __shared__ "
                "float warp_sums[32], for blocks of up to 1024 threads (32 warps)")
     yield from returned_before_warp_sum(failure)
-    lanes_0 = tuple(range(0, (failure.block or (0,))[0], 32))   # lane 0 of each warp
-    if failure.kind == "warp mask" and len(lanes_0) > 1 and getattr(err, "waiting", 0) == lanes_0 \
-            and err.barrier is None:   # the others had left: past the barrier, not waiting there
-        shown = ", ".join(map(str, lanes_0[:3])) + (", ..." if len(lanes_0) > 3 else "")
-        yield (f"only lane 0 of each warp (threads {shown}) called warp_sum in the first warp's "
-               "if, alone in its warp: warp == 0 held for them, so lane and warp are swapped: "
-               "lane = threadIdx.x % 32 (the place in the warp), warp = threadIdx.x / 32 (the "
-               "warp's place in the block)")
-    if failure.kind == "warp mask" and getattr(err, "barrier", None) and \
-            getattr(err, "waiting", None) == tuple(range(1, 32)):
-        yield (f"lane 0 waits at the __syncthreads() at {err.barrier}, which lanes 1 to 31 of its "
-               "warp never reached: they went on into warp_sum and wait there for lane 0, so the "
-               "barrier is inside if (lane == 0); put the __syncthreads() after the if, where "
-               "every thread of the block reaches it")
+    yield from warp_mask_mistakes(failure)
     if failure.kind != "race":
         return
     if failure.between == "blocks" and err.space == "global" and err.first.writes and \

@@ -142,12 +142,12 @@ WRONG = [
      variant(KERNEL, ("    v = warp_sum(v);\n\n    if (lane == 0)\n        warp_sums[warp] = v;",
                       "    if (lane == 0)\n        warp_sums[warp] = warp_sum(v);")),
      ["mask", "outside the if", "bring 0"]),
-    # audit E (E32): blamed on a warp function in an if; lanes 1 to 31 went past the barrier
+    # audit E (E32), blind audit AN (the shuffle named first): lanes 1 to 31 went past the barrier
     ("barrier_inside_lane_0s_if",
      variant(KERNEL, ("    if (lane == 0)\n        warp_sums[warp] = v;\n    __syncthreads();",
                       "    if (lane == 0) {\n        warp_sums[warp] = v;\n        __syncthreads();\n    }")),
-     ["mask", "lane 0 waits at the __syncthreads()", "lanes 1 to 31", "inside if (lane == 0)",
-      "after the if"]),
+     ["NOT YET: the __syncthreads() at line ", "is inside if (lane == 0): lanes 1 to 31 of each warp skip it",
+      "lane 0 waits at the barrier", "Hint: put the __syncthreads() after the if"]),
     # audit E (E33): was 'the sum is 1034.354, NumPy's is 991.7638' with the plan as hint
     ("first_warp_reads_its_own_warp_s_sum",
      variant(KERNEL, ("lane < warps ? warp_sums[lane]", "lane < warps ? warp_sums[warp]")),
