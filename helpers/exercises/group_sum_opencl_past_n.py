@@ -57,9 +57,9 @@ def missed_past_n(messages, n, code):
                        f"must load 0 and go on, not return: {LOAD_ZERO}, then every work-item "
                        "reaches each barrier")
             yield (f"the {count} work-items of work-group {g} past the end of x (i >= n = {n}) "
-                   f"returned before {missed}", "a work-item past the end must not return: a "
-                   f"barrier waits for every work-item of the group; let it load 0 and go on: "
-                   f"{LOAD_ZERO}")
+                   f"returned before {missed}: {OPENCL_RULE}", "in OpenCL drop the return "
+                   "before a barrier and let every work-item go on to it; one past the end "
+                   f"adds nothing if it loads 0: {LOAD_ZERO}")
         yield (f"the {count} work-items of work-group {g} past the end of x (i >= n = {n}) "
                f"skipped {missed}", "every work-item of a work-group must reach each barrier(): "
                f"keep it out of code that only some of them run; let it load 0 and go on: "

@@ -119,6 +119,16 @@ WRONG = {
                          "OpenCL's barrier(), unlike CUDA's __syncthreads(), must be reached by "
                          "every work-item of the group, returned or not"],
                         "load 0 and go on, not return: tile[t] = i < n ? x[i] : 0.0f", "barrier"),
+    # blind audit AN (was "... returned before the barrier at line 19 ... a barrier waits for
+    # every work-item", right by CUDA's rule): load 0, then return; OpenCL's rule is the reason
+    "returned_after_the_zero_load": ([(LOAD, LOAD.replace("\n", "\n    if (i >= n)\n        "
+                                                                 "return;\n"))],
+                                     ["the 24 work-items of work-group 7 past the end of x (i >= "
+                                      "n = 1000) returned before the barrier at line 19, which "
+                                      "only the other 104 reached",
+                                      "OpenCL's barrier(), unlike CUDA's __syncthreads(), must "
+                                      "be reached by every work-item of the group, returned or "
+                                      "not"], "drop the return", "barrier"),
     # blind audit TC-group_sum_opencl-2 (was "1 of 8 sums are wrong (the first: partial[7] = 1051,
     # expected 51). Hint: ... put barrier(CLK_LOCAL_MEM_FENCE) after the load ...", a race it
     # did not have): the guard lets i == n through
