@@ -29,6 +29,7 @@ from helpers.exercises.group_sum_opencl_models import (GROUP, _added_upward, _as
                                                        load_at_the_local_id, private_tile,
                                                        returned_in_the_fold,
                                                        stored_past_the_last_slot)
+from helpers.exercises.group_sum_opencl_past_n import missed_past_n, unset_groups, unset_past_n
 from helpers.exercises.hidden import awkward
 from helpers.exercises.kernel import Launch
 from helpers.exercises.opencl_kernel import OpenCLExercise, code_line, kernel_code
@@ -297,7 +298,7 @@ def _reports(messages, n, code):
     if outside and min(m.work_items for m in outside)[0][0] % GROUP == 0:
         yield _first_stride_past(n, code)
     yield from doubled_with_t_mod_stride(outside, code)
-    yield from _missed_past_n(messages, n, code)
+    yield from missed_past_n(messages, n, code)
     yield from returned_in_the_fold(messages, code)
     races = [m for m in messages if "data race" in m.kind.lower()]
     if races:
@@ -307,9 +308,7 @@ def _reports(messages, n, code):
         yield from _barrier_before_the_load(code, seen)
         yield from fences_for_barriers(code, seen)
     yield from EXERCISE.reports(messages)
-    if any("uninitialized" in m.kind.lower() for m in messages):
-        yield from _unset_past_n(n, {m.work_items[0][0] // GROUP if m.work_items else None
-                                     for m in messages if "uninitialized" in m.kind.lower()})
+    yield from unset_past_n(n, unset_groups(messages))
 
 
 def _first_stride_past(n, code):
@@ -332,38 +331,6 @@ def _first_stride_past(n, code):
     return (f"work-item 0 of a group read past the tile in the fold: its first stride is "
             f"{said}, so tile[t + stride] lies past the end of the {GROUP}-entry tile (tile[0 + "
             f"{value}] for work-item 0)", hint)
-
-
-def _unset_past_n(n, groups):
-    """Tile entries the last group's work-items past n never set, which the fold added: Oclgrind
-    saw uninitialized values used in that group alone (``groups``, from its reports)."""
-    g, first = _groups(n) - 1, n % GROUP
-    if first and groups == {g}:
-        yield (f"entries {first} to {GROUP - 1} of work-group {g}'s tile (its work-items past n = "
-               f"{n}) were never set, and the fold added them: __local memory is not zeroed, so "
-               "they hold leftovers (on a GPU, what an earlier work-group left there)",
-               "every tile entry must be set before the fold: where i >= n, load 0: tile[t] = "
-               "i < n ? x[i] : 0.0f (or an else that sets tile[t] = 0.0f)")
-
-
-def _missed_past_n(messages, n, code):
-    """The first barrier that only some work-items reached, where those that did not are the
-    last group's past n: they returned before it (a return in the code above it), or skipped
-    it in an if."""
-    g = _groups(n) - 1
-    for m in [m for m in messages if "divergence" in m.kind.lower()][:1]:
-        if m.group is None or m.group[0] != g or m.executed != (n - g * GROUP, GROUP) or not m.line:
-            return
-        past = (f"the {_groups(n) * GROUP - n} work-items of work-group {g} past the end of x "
-                f"(i >= n = {n})")
-        load = "let it load 0 and go on: tile[t] = i < n ? x[i] : 0.0f"
-        if re.search(r"\breturn\b", "\n".join(code.splitlines()[:m.line - 1])):
-            yield (f"{past} returned before the barrier at line {m.line}, which only the other "
-                   f"{n - g * GROUP} reached", "a work-item past the end must not return: a "
-                   "barrier waits for every work-item of the group; " + load)
-        yield (f"{past} skipped the barrier at line {m.line}, which only the other "
-               f"{n - g * GROUP} reached", "every work-item of a work-group must reach each "
-               "barrier(): keep it out of code that only some of them run; " + load)
 
 
 def _endless(n, code):

@@ -307,18 +307,29 @@ def _input_not_float(image, got, case):
                    "gives it (the host passes the image as 4-byte floats)")
 
 
-def _row_offset_short(image, got, case):
-    """Every pixel read from in[y * (width - 1) + (width - 1 - x)]: the row's length taken as
-    width - 1 in the read's row offset, so row y's reads start y pixels too far left (all inside
-    in: the last row's last read is in[height * (width - 1)])."""
-    w = case.width
+def _row_stride_wrong(image, got, case):
+    """Every pixel read from in[y * s + (width - 1 - x)], s a row's length other than width:
+    width - 1 (its last column), or height (the number of rows), so row y's reads start y * (width
+    - s) pixels off (reads past in, where s > width, are left out of the comparison: a GPU reads
+    whatever lies there)."""
+    w, h = case.width, case.height
     y, x = np.indices(image.shape)
-    if case.height > 1 and np.array_equal(got, image.ravel()[y * (w - 1) + w - 1 - x]):
-        yield (f"every row was read from y * (width - 1), not y * width: row y's reads start y "
-               f"pixels too far left (x = 0, y = 1 read in[{2 * (w - 1)}], where row 1's last "
-               f"pixel is in[{2 * w - 1}]), so only row 0 is right",
-               "row y starts at y * width: in[y * width + (width - 1 - x)] (a row is width "
-               "pixels long; width - 1 is its last column, not its length)")
+    flat = np.concatenate([image.ravel(), np.full(case.span(), JUNK, image.dtype)])
+    for said, stride, apart, why in (
+            ("(width - 1)", w - 1, "", "width - 1 is its last column, not its length"),
+            ("height", h, f" = y * {h}, not y * width = y * {w}: rows of in were taken height = "
+             f"{h} pixels apart, where a row holds width = {w};", "height is how many rows "
+             "there are")):
+        index = y * stride + w - 1 - x
+        inside = index < flat.size
+        if stride == w or h < 2 or not np.array_equal(got[inside], flat[index[inside]]):
+            continue
+        shift = "y pixels" if abs(w - stride) == 1 else f"y * {abs(w - stride)} pixels"
+        yield (f"every row was read from y * {said}{apart or ', not y * width:'} row y's reads "
+               f"start {shift} too far {'left' if stride < w else 'right'} (x = 0, y = 1 read "
+               f"in[{stride + w - 1}], where row 1's last pixel is in[{2 * w - 1}]), so only "
+               "row 0 is right", "row y starts at y * width: in[y * width + (width - 1 - x)] "
+               f"(a row is width pixels long; {why})")
 
 
 def _wrong_values(image, got, case, code=""):
@@ -344,7 +355,7 @@ def _wrong_values(image, got, case, code=""):
         yield ("out is turned half a turn: both the rows and the columns were mirrored",
                "keep the row y, mirror only the column: " + MIRROR_HINT)
     yield from _across_the_range(image, got, case)
-    yield from _row_offset_short(image, got, case)
+    yield from _row_stride_wrong(image, got, case)
     yield from _input_not_float(image, got, case)
     yield from near.misses("out", got, want, close=np.equal, index_hint=MIRROR_HINT)
     fy, fx = np.argwhere(got != want)[0]

@@ -109,12 +109,26 @@ WRONG = {
                                 "use barrier(CLK_LOCAL_MEM_FENCE)", ""),
     # blind audit TC-group_sum_opencl-1 (was "a barrier that not every work-item of a work-group
     # reached, at line 30 ... Hint: ... (after the if, not inside it)", and the barrier was in no
-    # if): the work-items past n returned before the barriers
+    # if): the work-items past n returned before the barriers; blind audit AN (was "... returned
+    # before the barrier at line 19", the unset tile entries not named, the barrier rule CUDA's)
     "returned_past_n": ([("tile[t] = i < n ? x[i] : 0.0f;",
                           "if (i >= n)\n        return;\n    tile[t] = x[i];")],
-                        "the 24 work-items of work-group 7 past the end of x (i >= n = 1000) "
-                        "returned before the barrier at line 19",
-                        "a work-item past the end must not return", "barrier"),
+                        ["the 24 work-items of work-group 7 past n = 1000 returned without "
+                         "setting their tile entries (104 to 127), and the fold added those "
+                         "entries, which nobody wrote",
+                         "OpenCL's barrier(), unlike CUDA's __syncthreads(), must be reached by "
+                         "every work-item of the group, returned or not"],
+                        "load 0 and go on, not return: tile[t] = i < n ? x[i] : 0.0f", "barrier"),
+    # blind audit AN (was "... returned before the barrier at line 19 ... a barrier waits for
+    # every work-item", right by CUDA's rule): load 0, then return; OpenCL's rule is the reason
+    "returned_after_the_zero_load": ([(LOAD, LOAD.replace("\n", "\n    if (i >= n)\n        "
+                                                                 "return;\n"))],
+                                     ["the 24 work-items of work-group 7 past the end of x (i >= "
+                                      "n = 1000) returned before the barrier at line 19, which "
+                                      "only the other 104 reached",
+                                      "OpenCL's barrier(), unlike CUDA's __syncthreads(), must "
+                                      "be reached by every work-item of the group, returned or "
+                                      "not"], "drop the return", "barrier"),
     # blind audit TC-group_sum_opencl-2 (was "1 of 8 sums are wrong (the first: partial[7] = 1051,
     # expected 51). Hint: ... put barrier(CLK_LOCAL_MEM_FENCE) after the load ...", a race it
     # did not have): the guard lets i == n through

@@ -121,8 +121,15 @@ WRONG = {
                                    "y's reads start y pixels too far left (x = 0, y = 1 read "
                                    "in[104], where row 1's last pixel is in[105])",
                                    "row y starts at y * width: in[y * width + (width - 1 - x)]"),
+    # blind audit AN (was "1908 of 1961 pixels are wrong (the first is x = 0, y = 1: ...) ...
+    # Hint: ... out[y * width + x] = in[y * width + (width - 1 - x)]"): rows height apart
     "row_length_is_height": ([(READ, "in[y * height + (width - 1 - x)]")],
-                             "pixels are wrong", "width - 1 - x"),
+                             "every row was read from y * height = y * 37, not y * width = y * "
+                             "53: rows of in were taken height = 37 pixels apart, where a row "
+                             "holds width = 53; row y's reads start y * 16 pixels too far left "
+                             "(x = 0, y = 1 read in[89], where row 1's last pixel is in[105])",
+                             "row y starts at y * width: in[y * width + (width - 1 - x)] (a row "
+                             "is width pixels long; height is how many rows there are)"),
     # blind audit TC-mirror_opencl-1 (was "37 of 1961 pixels were never written (the first is
     # x = 52, y = 0) ... Hint: every pixel needs a work-item: ..."): the last column left out
     "last_column_left_out": ([("x >= width || y >= height", "x >= width - 1 || y >= height")],
