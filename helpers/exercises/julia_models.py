@@ -1,7 +1,7 @@
 """The NumPy models of notebook 03's Julia kernel (``cuda_src/exercises/julia.cu``) that
-``helpers.exercises.julia`` compares a kernel's escape counts with: loops that step or stop wrongly,
-and the right counts stored or counted wrongly, each with its verdict; and the launches on the
-simulator that tell an escape test that never leaves the loop (``escape_never_leaves``)."""
+``helpers.exercises.julia`` compares a kernel's escape counts with: loops that step, stop or test
+wrongly, and the right counts stored or counted wrongly, each with its verdict; and the launches
+on the simulator that tell an escape test that never leaves the loop (``escape_never_leaves``)."""
 
 from __future__ import annotations
 
@@ -39,6 +39,12 @@ def wrong_loops(re, im, c_re, c_im, max_iter):
              "|z| > 2 is the circle re2 + im2 > 4, and z can leave it with both parts below 2",
              "break once re2 + im2 > 4.0f, the square of |z| against 2 * 2")):
         yield escape_counts(re, im, c_re, c_im, max_iter, **change), problem, hint
+    yield (_tested_after_the_step(re, im, c_re, c_im, max_iter), "the pixels whose z starts "
+           "outside |z| = 2 (|z|^2 > 4 at the pixel's point) count 1, not 0: the escape test "
+           "comes after the step, so every pixel takes one step and counts it before its z is "
+           "first tested", "test z before stepping it (in a Julia set z starts at the pixel's "
+           "point, which may already lie outside): at the top of each turn float re2 = z_re * "
+           "z_re, im2 = z_im * z_im; if (re2 + im2 > 4.0f) break; then the step and n++")
     yield from wrong_steps(re, im, c_re, c_im, max_iter, STEPS)
     yield (_own_loop(re, im, c_re, c_im, max_iter, np.subtract), "the escape test takes re2 - im2, "
            "the real part of z*z, for |z|^2: re2 - im2 > 4 is false whenever im2 >= re2, however "
@@ -76,6 +82,17 @@ STEPS = {   # the wrong steps of helpers.exercises.escape that this kernel's loo
         f"(x={at[1]}, y={at[0]}) counts {wrong} with - c_re, {right} with + c_re)",
         "add c's real part, + c_re: z_re = re2 - im2 + c_re"),
 }
+
+
+def _tested_after_the_step(re, im, c_re, c_im, max_iter):
+    """Counts of a loop that steps and counts before its escape test: every pixel takes a first
+    step (float32, in the kernel's order) and counts it, then goes on as the right loop from
+    there, with one turn fewer left."""
+    f32 = np.float32
+    zr, zi = (np.asarray(a, f32) for a in np.broadcast_arrays(re, im))
+    with np.errstate(over="ignore", invalid="ignore"):
+        first = (zr * zr - zi * zi + f32(c_re), f32(2) * zr * zi + f32(c_im))
+    return 1 + escape_counts(*first, c_re, c_im, max_iter - 1)
 
 
 def _own_loop(re, im, c_re, c_im, max_iter, size, im_is_re=False):

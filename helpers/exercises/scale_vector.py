@@ -27,7 +27,8 @@ from helpers.exercises.scale_vector_models import (ALPHA, FILL, a_factor_of_its_
                                                    divided_by_alpha, guard_after_the_store,
                                                    guard_in_bytes, multiplied_into, one_left_out,
                                                    one_past_the_end, read_above_the_guard,
-                                                   while_for_if, whole_blocks_alone)
+                                                   unsigned_difference, while_for_if,
+                                                   whole_blocks_alone)
 
 
 # (n, threads per block, extra blocks beyond the ones needed). The first has several blocks
@@ -219,11 +220,13 @@ def _block_start_guard(case, run, right):
 
 def _past_n(run, n, threads, right):
     """Elements past n written; first, y right and every element past it that a thread reached
-    written but y[n]: a guard i != n, which stops the one thread whose i is n. Every element a
-    thread reached written: no guard, or one that covers the load but not the store."""
+    written but y[n]: a guard i != n, or n - i > 0 with i unsigned, which stops the one thread
+    whose i is n. Every element a thread reached written: no guard, or one that covers the load
+    but not the store."""
     past = run.out.past
     reached = list(range(n + 1, min(threads, n + GUARD)))
     if reached and right.all() and past.tolist() == reached:
+        yield from unsigned_difference(run.kernel, f"y[{n + 1}] to y[{reached[-1]}]", n)
         yield (f"the threads past the end wrote y[{n + 1}] to y[{reached[-1]}], all but y[n]: "
                "the guard stopped only the thread whose i is exactly n, as i != n does",
                "i != n lets every thread past n through: if (i < n)")

@@ -1,8 +1,8 @@
 """The models of notebook 01's scale_vector (``cuda_src/exercises/scale_vector.cu``) that
 ``helpers.exercises.scale_vector`` compares a kernel's y with: stores that multiply into y,
 divide by alpha or take alpha cut to an int, an index that counts the blocks from 1, guards that
-leave out one element, the partial block or all but two, and a guard placed after the store, each
-with its verdict."""
+leave out one element, the partial block or all but two, a guard placed after the store, and one
+on n - i with i unsigned, each with its verdict."""
 
 from __future__ import annotations
 
@@ -192,6 +192,49 @@ def guard_in_bytes(kernels, written, n):
                    "thread is below it", "n already counts elements, not bytes: if (i < n) "
                    "(sizeof belongs in the sizes of cudaMalloc and cudaMemcpy, which count bytes)")
             return
+
+
+UNSIGNED = ("unsigned", "size_t", "uint32_t", "uint64_t")
+"""The words of the unsigned integer types an index may be declared with."""
+
+
+def unsigned_difference(kernels, written, n):
+    """Every thread past n but the one whose i is n stored (``written``, those elements), where
+    an if of the kernel's body (its simulated twin's source) tests n - v for a v declared with
+    an unsigned type: the difference is unsigned too, so past n it wraps around to a huge
+    positive number, and only v == n makes it 0."""
+    if (text := kernel_words(kernels)) is None:
+        return
+    source, tokens, words, body, end = text
+    for k, close in _ifs(text):
+        for at in (j for j in range(k + 2, close - 2) if words[j:j + 2] == ["n", "-"]):
+            v = words[at + 2]
+            if (declared := _unsigned_declaration(text, v, k)) is None:
+                continue
+            yield (f"the threads past the end wrote {written}, all but y[n]: the guard "
+                   f"{source[tokens[k].start:tokens[close].end]} at line "
+                   f"{source_line(source, tokens[k].start)} subtracts {v}, declared {declared}: "
+                   f"an unsigned number is never negative, so n - {v} is unsigned too, and for "
+                   f"{v} > n it wraps around to a huge positive number (n - (n + 1) is the "
+                   "largest unsigned value, not -1), which passes the test; only "
+                   f"{v} == n gives 0", "compare i with n itself, not their difference: "
+                   "if (i < n), with i an int: int i = blockIdx.x * blockDim.x + threadIdx.x")
+            return
+
+
+def _unsigned_declaration(text, name, before):
+    """'<the type> <name> (line L)' of the declaration of ``name`` in a kernel's body
+    (``kernel_words``' text) before word ``before``, where its type is unsigned; None where it
+    is not, or there is none."""
+    source, tokens, words, body, _ = text
+    for at in range(body + 1, before):
+        if words[at] == name and words[at + 1] in ("=", ";", ",") and words[at - 1] != ",":
+            start = max(j for j in range(body, at) if words[j] in ("{", ";", "}")) + 1
+            if start < at and set(words[start:at]) & set(UNSIGNED):
+                return (f"{source[tokens[start].start:tokens[at].end]} (line "
+                        f"{source_line(source, tokens[start].start)})")
+            return None
+    return None
 
 
 def _ifs(text):

@@ -272,6 +272,14 @@ WRONG = [
         "        z_re = new_re;\n        z_im = new_re;")),
      ["after each step z_im takes the new REAL part", "z stays on the line z_im = z_re",
       "Hint: store the new imaginary part into z_im: z_im = 2.0f * z_re * z_im + c_im"]),
+    # blind audit AN (was '8.6% of the pixels differ ... the new z_re and z_im must both be
+    # computed from the old values'): the escape test after the step, so z outside counts 1
+    ("escape_test_after_the_step", variant(KERNEL, (
+        "        if (re2 + im2 > 4.0f)\n            break;\n", ""), (
+        "        n++;\n", "        n++;\n        if (z_re * z_re + z_im * z_im > 4.0f)\n"
+                          "            break;\n")),
+     ["the pixels whose z starts outside |z| = 2 (|z|^2 > 4 at the pixel's point) count 1, not 0",
+      "the escape test comes after the step", "Hint: test z before stepping it"]),
     *INDEXING,
 ]
 

@@ -139,6 +139,14 @@ WRONG = [
      variant(KERNEL, ("i < n", "i != n")),
      ["wrote y[1001] to y[1023], all but y[n]", "as i != n does",
       "Hint: i != n lets every thread past n through: if (i < n)"]),
+    # blind audit AN (was '... the guard stopped only the thread whose i is exactly n, as i != n
+    # does', a test the learner never wrote): n - i > 0 with i unsigned, which wraps past n
+    ("unsigned_difference_guard",
+     variant(KERNEL, ("int i = blockIdx.x", "unsigned int i = blockIdx.x"),
+             ("if (i < n)", "if (n - i > 0)")),
+     ["wrote y[1001] to y[1023], all but y[n]", "the guard if (n - i > 0) at line ",
+      "unsigned int i", "wraps around to a huge positive number",
+      "Hint: compare i with n itself, not their difference: if (i < n)"]),
     # blind audit Q10 (was 'elements past n were written (y[n] and beyond) ... Hint: add a bounds
     # guard, if (i < n), ...', though the guard was there, testing the block's first element)
     ("guard_on_the_block_s_start",
