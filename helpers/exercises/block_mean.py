@@ -12,6 +12,7 @@ import dataclasses
 import numpy as np
 
 from helpers.exercises import block_mean_loads as loads, block_mean_models as models
+from helpers.exercises import block_mean_y as y_models
 from helpers.exercises import kernel as runner, near
 from helpers.exercises.common import Output, is_poison, named_arrays
 from helpers.exercises.failure import describe
@@ -286,8 +287,8 @@ def _mistakes(n, run):
                "every thread whose i < n stores y[i] = x[i] - means[blockIdx.x]")
     close = np.isclose(y.got, want_y, rtol=1e-4, atol=1e-5)
     if not close.all():
-        yield from _mean_of_thread_0_alone(x, y.got, want_y)
-        yield from _subtraction_reversed(x, y.got, want_means)
+        yield from y_models.mean_of_thread_0_alone(x, y.got, want_y)
+        yield from y_models.subtraction_reversed(x, y.got, want_means)
         yield from near.misses("y", y.got, want_y, close=near.within(1e-4, 1e-5))
         first = int(np.argmax(~close))
         yield (f"y is wrong: y[{first}] = {y.got[first]}, NumPy's is {want_y[first]}",
@@ -307,32 +308,6 @@ def _sums_for_means(got, y, x, n):
                "divides by count when it subtracts, so the means stored are the sums)",
                "store the mean and subtract it as it is: means[blockIdx.x] = sum / count, and "
                "y[i] = x[i] - means[blockIdx.x], with no / count")
-
-
-def _mean_of_thread_0_alone(x, got, want):
-    """Only thread 0 of each block subtracted the mean, the others 0: what a mean kept in a
-    local variable (float sum, each thread's own) that thread 0 alone filled gives."""
-    model = x.copy()
-    model[::BLOCK] = want[::BLOCK]
-    if BLOCK >= len(x) or not np.allclose(got, model, rtol=1e-4, atol=1e-5):
-        return
-    yield (f"y[i] = x[i] in every thread but thread 0 of its block (y[1] = {got[1]:.6g} = x[1], "
-           f"NumPy's is {want[1]:.6g}): only thread 0 subtracted its block's mean, the others 0. "
-           "A variable declared in the kernel (float sum, say) is each thread's own register: "
-           "what thread 0 adds into its sum no other thread sees, theirs stayed 0",
-           "share the mean through memory every thread reads: thread 0 stores means[blockIdx.x] "
-           "= sum / count, then after a __syncthreads() every thread computes y[i] = x[i] - "
-           "means[blockIdx.x]")
-
-
-def _subtraction_reversed(x, got, means):
-    """y[i] = means[blockIdx.x] - x[i]: the model, each block's mean minus x, -1 times y."""
-    model = np.repeat(means, BLOCK)[:x.size] - x
-    if np.allclose(got, model, rtol=1e-4, atol=1e-5):
-        yield (f"every element of y is its block's mean minus x[i], the right value's negative "
-               f"(y[0] = {got[0]:.6g}, NumPy's is {x[0] - means[0]:.6g}): the subtraction is "
-               "the wrong way round", "y[i] = x[i] - means[blockIdx.x]: x[i] first, the mean "
-               "taken away from it")
 
 
 def _wrong_means(run, got, want, x, n):
