@@ -12,7 +12,7 @@ import dataclasses
 import numpy as np
 
 from helpers.exercises import block_mean_loads as loads, block_mean_models as models
-from helpers.exercises import block_mean_y as y_models
+from helpers.exercises import block_mean_barriers as barriers, block_mean_y as y_models
 from helpers.exercises import kernel as runner, near
 from helpers.exercises.common import Output, is_poison, named_arrays
 from helpers.exercises.failure import describe
@@ -130,7 +130,9 @@ def planted_bugs(kernels) -> Verdict | None:
         if state == "other" and (big := models.count_past_block(kernels.simulated, err, bug.n)):
             return not_yet(*big)
         if state == "other" and (named := models.thread_counted_twice(err) or models.mean_at_first(err)
-                or models.mean_started_by_every_thread(err) or models.zeroed_while_added(err) or loads.mean_read_above_barrier(kernels, err)):
+                or models.mean_started_by_every_thread(err) or models.zeroed_while_added(err)
+                or loads.mean_read_above_barrier(kernels, err)
+                or barriers.barrier_skipped_by_the_reader(kernels, err)):
             return not_yet(*named)
         if state == "other":
             return not_yet(*EXERCISE.failure(

@@ -80,6 +80,17 @@ WRONG = {
     "barrier_inside_the_if": ([(BUG[2][0], ""), ("    if (t == 0) {\n",
                                                   "    if (t == 0) {\n        __syncthreads();\n")],
                               "the kernel failed in the launch that looks for bug 1"),
+    # blind audit AN (was '... a data race on means[0] ... Hint: ... put a __syncthreads() between
+    # the two, after thread 0's if', silent on the one the kernel has there): the barrier after
+    # the mean's store moved into thread 0's if (t == 0), which the other threads skip
+    "mean_barrier_inside_thread_0_s_if": ([("    }\n    __syncthreads();\n",
+                                            "        __syncthreads();\n    }\n")],
+                                          ["data race on means[0] (global memory)",
+                                           "with no barrier between them that it waits at: the "
+                                           "__syncthreads() at line ", "is inside if (t == 0), "
+                                           "which thread 1 of block 0 skips",
+                                           "Hint: take that __syncthreads() out of the if: put it "
+                                           "right after the if's closing brace"]),
     # issue 28: each named as itself, not as a planted bug, and with a hint that fixes it
     "no_barrier_before_reading_the_mean": (
         [("    }\n    __syncthreads();\n", "    }\n")],
