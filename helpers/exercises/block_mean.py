@@ -131,7 +131,7 @@ def planted_bugs(kernels) -> Verdict | None:
             return not_yet(*big)
         if state == "other" and (named := models.thread_counted_twice(err) or models.mean_at_first(err)
                 or models.mean_started_by_every_thread(err) or models.zeroed_while_added(err)
-                or loads.mean_read_above_barrier(kernels, err)
+                or loads.mean_read_above_barrier(kernels, err) or barriers.barriers_apart(kernels, err)
                 or barriers.barrier_skipped_by_the_reader(kernels, err)):
             return not_yet(*named)
         if state == "other":

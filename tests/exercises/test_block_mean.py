@@ -79,7 +79,10 @@ WRONG = {
                       "y is wrong: y[0] ="),
     "barrier_inside_the_if": ([(BUG[2][0], ""), ("    if (t == 0) {\n",
                                                   "    if (t == 0) {\n        __syncthreads();\n")],
-                              "the kernel failed in the launch that looks for bug 1"),
+                              ["thread 0 of block 0 waits at the __syncthreads() at line ",
+                               ", inside if (t == 0), and thread 1 at the one at line ",
+                               "Hint: take the __syncthreads() at line ",
+                               "out of the if: put it right before the if"]),
     # blind audit AN (was '... a data race on means[0] ... Hint: ... put a __syncthreads() between
     # the two, after thread 0's if', silent on the one the kernel has there): the barrier after
     # the mean's store moved into thread 0's if (t == 0), which the other threads skip
@@ -91,6 +94,17 @@ WRONG = {
                                            "which thread 1 of block 0 skips",
                                            "Hint: take that __syncthreads() out of the if: put it "
                                            "right after the if's closing brace"]),
+    # blind audit AN (was '... thread (1, 0, 0) ... waits at a __syncthreads() that other threads
+    # of its block never reach ... Hint: every thread of the block that has not returned must
+    # reach the same __syncthreads() ...', which pointed at the right one): one kept in thread
+    # 0's if (t == 0) besides the one after it
+    "barrier_kept_in_thread_0_s_if": ([("    }\n    __syncthreads();\n",
+                                        "        __syncthreads();\n    }\n    __syncthreads();\n")],
+                                      ["thread 0 of block 0 waits at the __syncthreads() at line ",
+                                       ", inside if (t == 0), and thread 1 at the one at line ",
+                                       "two different barriers",
+                                       "Hint: delete the __syncthreads() at line ",
+                                       "right after the if's closing brace, already holds"]),
     # issue 28: each named as itself, not as a planted bug, and with a hint that fixes it
     "no_barrier_before_reading_the_mean": (
         [("    }\n    __syncthreads();\n", "    }\n")],
