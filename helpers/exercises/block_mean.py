@@ -110,8 +110,8 @@ def _mean_unstored(err) -> bool:
 
 
 def _store_unguarded(sim_kernel, read):
-    """Whether bug 1's read past x came from the line that stores y, not from the load into the
-    tile: with room after x, the same line then writes past y (its guard lets i = n through)."""
+    """Whether bug 1's error (a read past x, or a write past y) came from the line that stores y,
+    not from the load into the tile: with room after x, the same line writes past y."""
     state, wrote, _ = _probe(sim_kernel, PLANTED[0], spare=BLOCK)
     return state == "there" and getattr(wrote, "is_write", False) and \
         getattr(read, "line", None) is not None and wrote.line == read.line
@@ -156,14 +156,16 @@ def planted_bugs(kernels) -> Verdict | None:
 
 
 def _store_past_the_end(sim_kernel, read) -> Verdict:
-    """NOT YET for the store of y that reads x[i] and writes y[i] past both arrays (``read``, the
-    bounds check's error at its line): with no guard, or one that lets i = n through, or one on
-    the thread's place in the block, t, which a launch of one block (where t is i) shows right."""
+    """NOT YET for the store of y that writes y[i] past its end, and reads x[i] past x's where
+    ``read`` (the bounds check's first error at its line) is a read: with no guard, or one that
+    lets i = n through, or one on the thread's place in the block, t, which a launch of one block
+    (where t is i) shows right."""
     past, n = models.stored_past_y(sim_kernel, PLANTED[0].n), PLANTED[0].n
-    store = f"the line that stores y ({read.line})"
+    store, reads_x = f"the line that stores y ({read.line})", read.is_write is False
     if past is not None and len(past) > 1 and np.array_equal(past, np.arange(n, n + len(past))):
-        wrote = (f"read x[i] and write y[i] past both arrays (on the simulator, with room after "
-                 f"x and y, y[{n}] to y[{past[-1]}] were written")
+        wrote = (("read x[i] and write y[i] past both arrays" if reads_x else "write y[i] past "
+                  "y's end") + f" (on the simulator, with room after x and y, y[{n}] to "
+                 f"y[{past[-1]}] were written")
         first, one = n // BLOCK * BLOCK, dataclasses.replace(PLANTED[0], n=BLOCK // 2 - 28)
         if _probe(sim_kernel, one)[0] == "fixed":
             return not_yet(f"the load into tile[] is guarded, but {store} is guarded by the "
@@ -172,12 +174,13 @@ def _store_past_the_end(sim_kernel, read) -> Verdict:
                            f"{past[-1] - first} of the last block (i = {n} to {past[-1]}) pass "
                            f"it, {wrote}; with one block, n = {one.n}, where t is i, it held)",
                            "guard the store with the element's index, as the load is: if (i < "
-                           "n) y[i] = x[i] - means[blockIdx.x];")
+                           "n) before the line that stores y[i], not t < n")
         return not_yet(f"the load into tile[] is guarded, but {store} has no guard: the last "
                        f"block's threads past the end, i = {n} to {past[-1]}, {wrote})",
-                       "guard the store as the load is: if (i < n) y[i] = x[i] - "
-                       "means[blockIdx.x];")
-    return not_yet(f"the load into tile[] is guarded, but {store} reads x[n] and writes y[n]: "
+                       "guard the store as the load is: if (i < n) before the line that stores "
+                       "y[i], so the threads past the end store nothing")
+    return not_yet(f"the load into tile[] is guarded, but {store} "
+                   f"{'reads x[n] and writes' if reads_x else 'writes'} y[n]: "
                    "its guard lets i = n through", "store y[i] only where i < n: if (i < n), "
                    "not i <= n")
 

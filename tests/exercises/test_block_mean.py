@@ -162,6 +162,15 @@ WRONG = {
                            ["the line that stores y", "has no guard", "i = 1000 to 1023",
                             "y[1000] to y[1023] were written",
                             "Hint: guard the store as the load is: if (i < n)"]),
+    # blind audit AN (was '... i = 1000 to 1023, read x[i] and write y[i] past both arrays ...',
+    # where the line reads tile[t]): the store with no guard, of the tile's element
+    "y_stored_unguarded_from_the_tile": ([("    if (i < n)\n        y[i] = x[i] - means[blockIdx.x];",
+                                           "    y[i] = tile[t] - means[blockIdx.x];")],
+                                         ["the line that stores y", "has no guard",
+                                          "i = 1000 to 1023, write y[i] past y's end",
+                                          "y[1000] to y[1023] were written",
+                                          "Hint: guard the store as the load is: if (i < n) before "
+                                          "the line that stores y[i]"]),
     # blind audit AE (was '... the line that stores y ... has no guard: ... Hint: guard the store as
     # the load is: if (i < n) ...', a guard there): the store guarded by t, the thread's place
     "y_store_guarded_by_the_thread": ([("    if (i < n)\n        y[i]", "    if (t < n)\n        y[i]")],
