@@ -80,6 +80,26 @@ def barriers_in_thread_ifs(kernels) -> list:
             if words[i] == "__syncthreads"]
 
 
+def thread_if_of_barrier(kernels, line):
+    """(the condition's words, whether the __syncthreads() at ``line`` is the first statement of
+    the if's braced body, and the line of a __syncthreads() that is the first statement after the
+    if where this barrier is its body's last, else None) for the innermost if whose condition
+    differs between the threads of a block and holds that barrier; None where none does, or
+    there is no text to read."""
+    if (text := _thread_ifs(kernels)) is None:
+        return None
+    source, tokens, words, end, ifs = text
+    for shut, cond, _, last in sorted(ifs, reverse=True):   # the innermost if first
+        at = next((i for i in range(shut + 1, last) if words[i] == "__syncthreads"
+                   and source_line(source, tokens[i].start) == line), None)
+        if at is None:
+            continue
+        follows = words[last] == "}" and at + 4 == last and last + 1 < end and \
+            words[last + 1] == "__syncthreads"
+        return (cond, words[shut + 1] == "{" and at == shut + 2,
+                source_line(source, tokens[last + 1].start) if follows else None)
+    return None
+
 def returns_before_barriers(kernels) -> list:
     """(the return's line, the condition's words, the line of the first __syncthreads after
     the if) for each return in the body of an if whose condition differs between the threads

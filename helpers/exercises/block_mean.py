@@ -12,6 +12,7 @@ import dataclasses
 import numpy as np
 
 from helpers.exercises import block_mean_loads as loads, block_mean_models as models
+from helpers.exercises import block_mean_barriers as barriers, block_mean_y as y_models
 from helpers.exercises import kernel as runner, near
 from helpers.exercises.common import Output, is_poison, named_arrays
 from helpers.exercises.failure import describe
@@ -109,8 +110,8 @@ def _mean_unstored(err) -> bool:
 
 
 def _store_unguarded(sim_kernel, read):
-    """Whether bug 1's read past x came from the line that stores y, not from the load into the
-    tile: with room after x, the same line then writes past y (its guard lets i = n through)."""
+    """Whether bug 1's error (a read past x, or a write past y) came from the line that stores y,
+    not from the load into the tile: with room after x, the same line writes past y."""
     state, wrote, _ = _probe(sim_kernel, PLANTED[0], spare=BLOCK)
     return state == "there" and getattr(wrote, "is_write", False) and \
         getattr(read, "line", None) is not None and wrote.line == read.line
@@ -129,7 +130,9 @@ def planted_bugs(kernels) -> Verdict | None:
         if state == "other" and (big := models.count_past_block(kernels.simulated, err, bug.n)):
             return not_yet(*big)
         if state == "other" and (named := models.thread_counted_twice(err) or models.mean_at_first(err)
-                or models.mean_started_by_every_thread(err) or models.zeroed_while_added(err) or loads.mean_read_above_barrier(kernels, err)):
+                or models.mean_started_by_every_thread(err) or models.zeroed_while_added(err)
+                or loads.mean_read_above_barrier(kernels, err) or barriers.barriers_apart(kernels, err)
+                or barriers.barrier_skipped_by_the_reader(kernels, err)):
             return not_yet(*named)
         if state == "other":
             return not_yet(*EXERCISE.failure(
@@ -153,14 +156,16 @@ def planted_bugs(kernels) -> Verdict | None:
 
 
 def _store_past_the_end(sim_kernel, read) -> Verdict:
-    """NOT YET for the store of y that reads x[i] and writes y[i] past both arrays (``read``, the
-    bounds check's error at its line): with no guard, or one that lets i = n through, or one on
-    the thread's place in the block, t, which a launch of one block (where t is i) shows right."""
+    """NOT YET for the store of y that writes y[i] past its end, and reads x[i] past x's where
+    ``read`` (the bounds check's first error at its line) is a read: with no guard, or one that
+    lets i = n through, or one on the thread's place in the block, t, which a launch of one block
+    (where t is i) shows right."""
     past, n = models.stored_past_y(sim_kernel, PLANTED[0].n), PLANTED[0].n
-    store = f"the line that stores y ({read.line})"
+    store, reads_x = f"the line that stores y ({read.line})", read.is_write is False
     if past is not None and len(past) > 1 and np.array_equal(past, np.arange(n, n + len(past))):
-        wrote = (f"read x[i] and write y[i] past both arrays (on the simulator, with room after "
-                 f"x and y, y[{n}] to y[{past[-1]}] were written")
+        wrote = (("read x[i] and write y[i] past both arrays" if reads_x else "write y[i] past "
+                  "y's end") + f" (on the simulator, with room after x and y, y[{n}] to "
+                 f"y[{past[-1]}] were written")
         first, one = n // BLOCK * BLOCK, dataclasses.replace(PLANTED[0], n=BLOCK // 2 - 28)
         if _probe(sim_kernel, one)[0] == "fixed":
             return not_yet(f"the load into tile[] is guarded, but {store} is guarded by the "
@@ -169,12 +174,13 @@ def _store_past_the_end(sim_kernel, read) -> Verdict:
                            f"{past[-1] - first} of the last block (i = {n} to {past[-1]}) pass "
                            f"it, {wrote}; with one block, n = {one.n}, where t is i, it held)",
                            "guard the store with the element's index, as the load is: if (i < "
-                           "n) y[i] = x[i] - means[blockIdx.x];")
+                           "n) before the line that stores y[i], not t < n")
         return not_yet(f"the load into tile[] is guarded, but {store} has no guard: the last "
                        f"block's threads past the end, i = {n} to {past[-1]}, {wrote})",
-                       "guard the store as the load is: if (i < n) y[i] = x[i] - "
-                       "means[blockIdx.x];")
-    return not_yet(f"the load into tile[] is guarded, but {store} reads x[n] and writes y[n]: "
+                       "guard the store as the load is: if (i < n) before the line that stores "
+                       "y[i], so the threads past the end store nothing")
+    return not_yet(f"the load into tile[] is guarded, but {store} "
+                   f"{'reads x[n] and writes' if reads_x else 'writes'} y[n]: "
                    "its guard lets i = n through", "store y[i] only where i < n: if (i < n), "
                    "not i <= n")
 
@@ -286,8 +292,8 @@ def _mistakes(n, run):
                "every thread whose i < n stores y[i] = x[i] - means[blockIdx.x]")
     close = np.isclose(y.got, want_y, rtol=1e-4, atol=1e-5)
     if not close.all():
-        yield from _mean_of_thread_0_alone(x, y.got, want_y)
-        yield from _subtraction_reversed(x, y.got, want_means)
+        yield from y_models.mean_of_thread_0_alone(x, y.got, want_y)
+        yield from y_models.subtraction_reversed(x, y.got, want_means)
         yield from near.misses("y", y.got, want_y, close=near.within(1e-4, 1e-5))
         first = int(np.argmax(~close))
         yield (f"y is wrong: y[{first}] = {y.got[first]}, NumPy's is {want_y[first]}",
@@ -307,32 +313,6 @@ def _sums_for_means(got, y, x, n):
                "divides by count when it subtracts, so the means stored are the sums)",
                "store the mean and subtract it as it is: means[blockIdx.x] = sum / count, and "
                "y[i] = x[i] - means[blockIdx.x], with no / count")
-
-
-def _mean_of_thread_0_alone(x, got, want):
-    """Only thread 0 of each block subtracted the mean, the others 0: what a mean kept in a
-    local variable (float sum, each thread's own) that thread 0 alone filled gives."""
-    model = x.copy()
-    model[::BLOCK] = want[::BLOCK]
-    if BLOCK >= len(x) or not np.allclose(got, model, rtol=1e-4, atol=1e-5):
-        return
-    yield (f"y[i] = x[i] in every thread but thread 0 of its block (y[1] = {got[1]:.6g} = x[1], "
-           f"NumPy's is {want[1]:.6g}): only thread 0 subtracted its block's mean, the others 0. "
-           "A variable declared in the kernel (float sum, say) is each thread's own register: "
-           "what thread 0 adds into its sum no other thread sees, theirs stayed 0",
-           "share the mean through memory every thread reads: thread 0 stores means[blockIdx.x] "
-           "= sum / count, then after a __syncthreads() every thread computes y[i] = x[i] - "
-           "means[blockIdx.x]")
-
-
-def _subtraction_reversed(x, got, means):
-    """y[i] = means[blockIdx.x] - x[i]: the model, each block's mean minus x, -1 times y."""
-    model = np.repeat(means, BLOCK)[:x.size] - x
-    if np.allclose(got, model, rtol=1e-4, atol=1e-5):
-        yield (f"every element of y is its block's mean minus x[i], the right value's negative "
-               f"(y[0] = {got[0]:.6g}, NumPy's is {x[0] - means[0]:.6g}): the subtraction is "
-               "the wrong way round", "y[i] = x[i] - means[blockIdx.x]: x[i] first, the mean "
-               "taken away from it")
 
 
 def _wrong_means(run, got, want, x, n):
