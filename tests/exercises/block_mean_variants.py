@@ -367,7 +367,7 @@ WRONG = {
                                     "Hint: add up only the block's elements, for (int k = 0; k "
                                     "< count; k++)", "tile[t] = i < n ? x[i] : 0.0f"]),
 }
-# The simulator only: on a GPU a barrier that some threads of the block never reach may hang
+# The simulator only: on a GPU these write past an array, or read what no thread stored
 SIMULATOR_ONLY = {"mean_at_the_block_s_first_element": "means[256] written past its 4 elements: "
                                                        "undefined on a GPU",
                   "sum_over_the_unstored_tile": "tile[232] to tile[255] never stored: on a GPU "
