@@ -13,6 +13,7 @@ import numpy as np
 
 from helpers.exercises import block_mean_loads as loads, block_mean_models as models
 from helpers.exercises import block_mean_barriers as barriers, block_mean_y as y_models
+from helpers.exercises import block_mean_tree as tree
 from helpers.exercises import kernel as runner, near
 from helpers.exercises.common import Output, is_poison, named_arrays
 from helpers.exercises.failure import describe
@@ -294,6 +295,7 @@ def _mistakes(n, run):
     if not close.all():
         yield from y_models.mean_of_thread_0_alone(x, y.got, want_y)
         yield from y_models.subtraction_reversed(x, y.got, want_means)
+        yield from tree.y_from_the_reduced_tile(x, y.got, want_y, want_means)
         yield from near.misses("y", y.got, want_y, close=near.within(1e-4, 1e-5))
         first = int(np.argmax(~close))
         yield (f"y is wrong: y[{first}] = {y.got[first]}, NumPy's is {want_y[first]}",

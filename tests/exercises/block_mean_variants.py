@@ -366,6 +366,14 @@ WRONG = {
                                     "nothing in tile", "shared memory is not zeroed",
                                     "Hint: add up only the block's elements, for (int k = 0; k "
                                     "< count; k++)", "tile[t] = i < n ? x[i] : 0.0f"]),
+    # blind audit AO (was 'y is wrong: y[0] = -7.33..., NumPy's is 0.199... Hint: y[i] = x[i] -
+    # means[blockIdx.x], after a barrier ...'): a tree for the sum, then y[i] from tile[t]
+    "tree_then_y_from_the_tile": ([*RIGHT["a_tree_in_shared_memory"], (
+        "    if (t == 0)\n        means[blockIdx.x] = tile[0] / count;\n    __syncthreads();\n",
+        "    float mean = tile[0] / count;\n    if (t == 0)\n        means[blockIdx.x] = mean;\n"),
+        ("y[i] = x[i] - means[blockIdx.x];", "y[i] = tile[t] - mean;")],
+        ["y[0] = -7.3", "y[i] = tile[t] - mean read the tile after the tree", "partial sums",
+         "threads 128 to 255", "Hint: take y's element from x, not from the tile: y[i] = x[i] - "]),
 }
 # The simulator only: on a GPU these write past an array, or read what no thread stored
 SIMULATOR_ONLY = {"mean_at_the_block_s_first_element": "means[256] written past its 4 elements: "
