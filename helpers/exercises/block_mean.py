@@ -360,6 +360,7 @@ def _wrong_means(run, got, want, x, n):
     yield from models.tile_0_alone(got, close, x, counts)
     yield from models.own_element_count_times(got, close, x)
     yield from models.one_element_off(got, close, x, counts)
+    yield from tree.tree_from_count_half(got, want, x, n)
     yield from models.tile_read_unstored(run, got, want, n)
     if not close.all():
         first = int(np.argmax(~close))

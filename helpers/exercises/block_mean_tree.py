@@ -1,8 +1,9 @@
 """The models of a tree reduction in notebook 09's block mean (``helpers.exercises.block_mean``):
 for (s = ...; s > 0; s /= 2) { if (t < s) tile[t] += tile[t + s]; __syncthreads(); }, which
-leaves the block's sum in tile[0] and partial sums in the tile below the first s. A way a
+leaves the block's sum in tile[0] and partial sums in the tile below the first s. Two ways a
 speed-up by a tree goes wrong: y[i] taken from tile[t] after the tree had overwritten it
-(``y_from_the_reduced_tile``)."""
+(``y_from_the_reduced_tile``), and a tree that starts at count / 2, not BLOCK / 2, which drops the
+last element at every odd length (``tree_from_count_half``)."""
 
 from __future__ import annotations
 
@@ -47,3 +48,36 @@ def y_from_the_reduced_tile(x, got, want_y, means):
            "register before the tree, float v = tile[t], and subtract the mean from v); the "
            "tree for the mean can stay")
 
+
+def _halvings(count):
+    """The lengths a tree from s = count / 2 leaves, count first, down to 1."""
+    lengths = [int(count)]
+    while lengths[-1] > 1:
+        lengths.append(lengths[-1] // 2)
+    return lengths
+
+
+def tree_from_count_half(got, want, x, n):
+    """Every mean as a tree from s = count / 2 gives: right where count is a power of 2, but at
+    each odd length L the step s = L / 2 adds tile[s] to tile[2s - 1] and leaves tile[L - 1]
+    out."""
+    counts = _counts(n)
+    model = np.array([_reduced_tile(x, b * BLOCK, c, c // 2)[0] / np.float32(c)
+                      for b, c in enumerate(counts)], np.float32)
+    close = np.isclose(got, want, rtol=1e-4, atol=1e-5)
+    if close.all() or not np.allclose(got, model, rtol=1e-4, atol=1e-5):
+        return
+    b = int(np.argmax(~close))
+    lengths = _halvings(counts[b])
+    odd = next(length for length in lengths if length % 2 and length > 1)
+    names = [f"tile[{length - 1}]" for length in lengths if length % 2 and length > 1]
+    lost = ", ".join(names[:-1]) + " and " * (len(names) > 1) + names[-1]
+    yield (f"means[{b}] = {got[b]:.6g}, but the mean of that block is {want[b]:.6g}: the tree "
+           f"started at s = count / 2 = {counts[b] // 2} (block {b} has count = {counts[b]}), and "
+           f"each step halves what is left, {' -> '.join(map(str, lengths))}; at an odd length "
+           f"the last element is added by no thread (from {odd}, s = {odd // 2} adds tile"
+           f"[{odd // 2}] to tile[{odd - 2}] into tile[0] to tile[{odd // 2 - 1}], and tile"
+           f"[{odd - 1}] is left out), so the partial sums in {lost} never reached tile[0]. A "
+           "tree from count / 2 is right only where count is a power of 2 (the full blocks)",
+           "start the tree at BLOCK / 2, a power of 2: for (int s = BLOCK / 2; s > 0; s /= 2); "
+           "the tile past count holds 0.0f (tile[t] = i < n ? x[i] : 0.0f), which adds nothing")

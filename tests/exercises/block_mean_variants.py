@@ -374,6 +374,12 @@ WRONG = {
         ("y[i] = x[i] - means[blockIdx.x];", "y[i] = tile[t] - mean;")],
         ["y[0] = -7.3", "y[i] = tile[t] - mean read the tile after the tree", "partial sums",
          "threads 128 to 255", "Hint: take y's element from x, not from the tile: y[i] = x[i] - "]),
+    # blind audit AO (was 'means[3] = -0.167..., but the mean of that block is -0.299... Hint:
+    # add up tile[0] to tile[count - 1] ...'): the tree started at count / 2, not BLOCK / 2
+    "tree_from_count_half": ([*RIGHT["a_tree_in_shared_memory"], ("s = BLOCK / 2", "s = count / 2")],
+                             ["means[3] = ", "the tree started at s = count / 2 = 116",
+                              "232 -> 116 -> 58 -> 29 -> 14", "tile[28]", "Hint: start the tree "
+                              "at BLOCK / 2", "for (int s = BLOCK / 2; s > 0; s /= 2)"]),
 }
 # The simulator only: on a GPU these write past an array, or read what no thread stored
 SIMULATOR_ONLY = {"mean_at_the_block_s_first_element": "means[256] written past its 4 elements: "
