@@ -18,7 +18,7 @@ import numpy as np
 
 from helpers.exercises.common import Input, Output
 from helpers.exercises.depth_range_models import (STORED_BACK_HINT, assigned_zero, block_0_only,
-                                                  cut_to_a_byte, end_plus_1, first_threads_only,
+                                                  block_lost_with_thread_0, cut_to_a_byte, end_plus_1, first_threads_only,
                                                   guard_lets_n_through, holes_only,
                                                   one_atomic_a_depth, pointer_tested, rescaled,
                                                   reset_in_kernel, result_stored_back,
@@ -219,6 +219,7 @@ def _mistakes(case, run):
     yield from signed_short(depth, [near, far], want)
     yield from rescaled(case, depth, [near, far], want)
     yield from first_threads_only(case, depth, [near, far], want)
+    yield from block_lost_with_thread_0(case, depth, [near, far], want)
     if [near, far] == _range(depth[1:]):
         yield ("the range is that of pixels 1 to n - 1: pixel 0 was not looked at",
                "i is one too many: i = blockIdx.x * blockDim.x + threadIdx.x, no + 1 (thread 0 "

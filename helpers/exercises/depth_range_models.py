@@ -305,3 +305,27 @@ def first_threads_only(case, depth, got, want):
            "every thread does both atomics for its own pixel, with no if around them: "
            "atomicMin(&range[0], d) and atomicMax(&range[1], d) (each thread's d is a "
            "measurement of its own, not a share of a block's sum)")
+
+
+def block_lost_with_thread_0(case, depth, got, want):
+    """Each block's range kept in shared lo and hi and published by its thread 0, which had
+    returned where its pixel is a hole: the range of the blocks whose first pixel is measured."""
+    block = case["block"]
+    firsts = depth[::block]
+    kept = np.concatenate([depth[b * block:(b + 1) * block] for b in np.flatnonzero(firsts)])
+    measured = kept[kept > 0]
+    if not measured.size or got == want or got != [int(measured.min()), int(measured.max())]:
+        return
+    lost = np.flatnonzero(firsts == 0)
+    end = 0 if got[0] != want[0] else 1
+    b = int(np.flatnonzero(depth == want[end])[0]) // block
+    yield (f"range is {{{got[0]}, {got[1]}}}, expected {{{want[0]}, {want[1]}}}: the range of the "
+           f"blocks whose thread 0 has a measured pixel only: thread 0 publishes its block's range, "
+           f"but in {lost.size} of the {firsts.size} blocks its pixel is a hole and it returned "
+           f"early (block {b}, whose pixel {b * block} is a hole, holds the "
+           f"{('nearest', 'farthest')[end]} depth, {want[end]}), so those blocks' ranges never "
+           "reached range[0] and range[1]",
+           "keep the block's lo and hi, but let no thread return before thread 0 publishes them: "
+           "unsigned int d = i < n ? depth[i] : 0; if (d != 0) { atomicMin(&lo, d); "
+           "atomicMax(&hi, d); } then __syncthreads(); and thread 0's atomicMin(&range[0], lo) "
+           "and atomicMax(&range[1], hi)")

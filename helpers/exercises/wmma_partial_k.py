@@ -15,7 +15,9 @@ the last ones (a __syncwarp() missing either way). A wrong staging
 computes (``wmma_partial_k_models``), and so is B's zero test against N (where N > K its C is no guard's, so a
 launch with N < K confirms it); a tile element no lane staged, by the simulator's init check.
 Zero guards that compare the index within the tile with K % 16 give one C whichever of the two
-is wrong: launches with an inf column of A (row of B) tell which (``_guards_in_tile``).
+is wrong: launches with an inf column of A (row of B) tell which (``_guards_in_tile``). Zero
+guards one too far, <= K, A's, B's or both, are told apart by launches with an inf column of A
+or a row of 0 after B's end (``wmma_partial_k_guards``).
 """
 
 from __future__ import annotations
@@ -28,11 +30,13 @@ from helpers.exercises.kernel import KernelExercise, Launch
 from helpers.exercises.microscope import body_words, observe, observed_launch, observed_mistakes
 from helpers.exercises.wmma_partial_k_crashes import (rows_past_the_tile, tile_loaded_apart,
                                                       warp_without_tile)
+from helpers.exercises.wmma_partial_k_guards import a_guard_one_past, b_guard_one_past
+from helpers.exercises.wmma_partial_k_guards import staged_as as _staged_as
 from helpers.exercises.wmma_partial_k_models import (B_TRANSPOSED, STAGINGS, STORES,
                                                      b_fragment_col_major, c_ld, c_stored_col_major,
                                                      guard_against_n,
                                                      fragment_from_other_tile, b_column_from_r,
-                                                     staged, a_rows_m_apart, written_by, last_tile_missing)
+                                                     a_rows_m_apart, written_by, last_tile_missing)
 from helpers.exercises.wmma_partial_k_models import clamped as _clamped
 from helpers.exercises.wmma_partial_k_models import is_close as _is
 from helpers.exercises.wmma_partial_k_models import steps_cut_short as _steps_cut_short
@@ -208,51 +212,6 @@ def _one_short(run, case):
            "compare the element's k with K itself: " + ", and ".join(GUARDS[side][4] for side in wrong))
 
 
-def _a_guard_one_past(run, case):
-    """A's zero guard k0 + col <= K: the column k0 + col == K staged too (the next row's first
-    element of A; past A's end, NaN, in its last row), 0 after it. B's rows past K being 0, its C
-    is no guard's: a launch with A's column 1 all inf tells them apart (no guard stages A[r + 1][1]
-    at column K + 1, and inf times B's 0 is NaN in every row of C; <= only A[r + 1][0])."""
-    m, k, n = case[:3]
-    one_past = lambda k, n: dict(a_keep=lambda k0, r, col: k0 + col <= k)  # noqa: E731
-    if 16 - k % 16 < 2 or not _staged_as(run, case, one_past) or \
-            not _staged_as(_run(run, case, ("A", 1)), case, one_past):
-        return
-    yield (f"As's zero guard k0 + col <= K lets the column k0 + col == K = {k} through: in the "
-           "last, partial step As took A[row][K], past the end of A's row (the next row's first "
-           "element, and past A's end in its last row: NaN here, in C's last row), where it "
-           "must be 0: A's columns are 0 to K - 1, so <= is one too far",
-           "stop before column K: As[w][r][col] = k0 + col < K ? A[(tile_row * 16 + r) * K + "
-           "k0 + col] : __float2half(0.0f)")
-
-
-def _b_guard_one_past(run, case):
-    """B's zero guard k0 + r <= K: B's row K, past B's end (NaN), staged in the last step, where
-    A's column K is 0 (NaN in every element of C); a launch with a row of 0 after B gives A B.
-    With no guard at all, B's rows K to k0 + 15 are staged: rows of 0 up to there give A B."""
-    m, k, n = case[:3]
-    if k % 16 == 0 or not np.isnan(run.out.got).all():
-        return
-    right = lambda again: again is not None and _is(  # noqa: E731
-        again.out.got.astype(np.float64), run.model[0] @ run.model[1])
-    if not right(_run(run, case, zero_rows=1)):
-        if 16 - k % 16 > 1 and right(_run(run, case, zero_rows=16 - k % 16)):
-            yield (f"Bs has no zero guard: in the last, partial step (k0 = {k - k % 16}) Bs took "
-                   f"B's rows {k} to {k - k % 16 + 15}, past the end of B (its rows are 0 to K - 1 "
-                   f"= {k - 1}: NaN here, so C holds NaN; with {16 - k % 16} rows of 0 put after "
-                   "B's end, C came out A B), where they must be 0: A's zeros there do not cancel "
-                   "them: 0 times NaN (or inf) is NaN, and past B's end memory may hold anything",
-                   "stage 0 where k0 + r reaches K: Bs[w][r][col] = k0 + r < K ? B[(k0 + r) * N "
-                   "+ tile_col * 16 + col] : __float2half(0.0f)")
-        return
-    yield (f"Bs's zero guard k0 + r <= K lets the row k0 + r == K = {k} through: in the last, "
-           f"partial step Bs took B's row K, past the end of B (its rows are 0 to K - 1 = {k - 1}"
-           ": NaN here, so C holds NaN; with a row of 0 put after B's end, C came out A B), "
-           "where it must be 0: B's rows are 0 to K - 1, so <= is one too far",
-           "stop before row K: Bs[w][r][col] = k0 + r < K ? B[(k0 + r) * N + tile_col * 16 + "
-           "col] : __float2half(0.0f)")
-
-
 def _run(run, case, inf_at=None, **more):
     """The ``Run`` of ``run``'s kernel launched on ``case`` (with ``inf_at`` and ``more``, as
     ``_launch``'s), or None where that launch crashed or left C holding what it was filled with."""
@@ -262,17 +221,6 @@ def _run(run, case, inf_at=None, **more):
     except StopIteration as stop:
         return stop.value
     return None
-
-
-def _staged_as(run, case, change):
-    """Whether ``run`` (of ``case``) computed the C of the wrong staging ``change(K, N)`` (as
-    ``staged``'s keywords)."""
-    if run is None:
-        return False
-    m, k, n = case[:3]
-    flat_a, flat_b = (spec.host().astype(np.float64) for spec in run.launch.args[:2])
-    return np.allclose(run.out.got.astype(np.float64), staged(flat_a, flat_b, m, k, n, **change(k, n)),
-                       1e-4, 1e-3, equal_nan=True)
 
 
 def _unstaged(kernels):
@@ -354,8 +302,8 @@ def _mistakes(case, run):
     yield from _clamped(got, a, b, k)
     yield from _one_short(run, case)
     yield from _guards_in_tile(run, case)
-    yield from _a_guard_one_past(run, case)
-    yield from _b_guard_one_past(run, case)
+    yield from a_guard_one_past(run, case, _run)
+    yield from b_guard_one_past(run, case, _run)
     for change, problem, hint in STAGINGS:
         if _staged_as(run, case, change):
             if change is B_TRANSPOSED and (declared := b_fragment_col_major(body_words(run.kernel))):

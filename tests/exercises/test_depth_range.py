@@ -106,6 +106,18 @@ WRONG = {
                                  "0, 128, 256, ..., each block's first pixel only: the atomics ran "
                                  "only in thread 0 of each block (threadIdx.x == 0)",
                                  "every thread does both atomics for its own pixel"),
+    # blind audit AO (was 'the last pixel (i = n - 1, the nearest depth) was not looked at: the
+    # bounds guard is off by one ...', a guard the kernel has right): each block's range kept in
+    # shared lo and hi and published by thread 0, which returned where its pixel is a hole
+    "block_range_published_by_a_returned_thread_0": (
+        [("    int i = blockIdx.x", "    __shared__ unsigned int lo, hi;\n"
+          "    if (threadIdx.x == 0) { lo = 4294967295u; hi = 0; }\n    __syncthreads();\n"
+          "    int i = blockIdx.x"),
+         (ATOMICS, "    atomicMin(&lo, d);\n    atomicMax(&hi, d);\n    __syncthreads();\n"
+                   "    if (threadIdx.x == 0) {\n        atomicMin(&range[0], lo);\n"
+                   "        atomicMax(&range[1], hi);\n    }\n")],
+        "blocks whose thread 0 has a measured pixel only: thread 0 publishes its block's range, "
+        "but in", "let no thread return before thread 0 publishes them"),
     # blind audit TLA-depth_range-1: the index an unsigned short, as a depth is, wraps at 65,536
     # (was 'the last pixel (i = n - 1, the nearest depth) was not looked at: the bounds guard is
     # off by one ... Hint: ... if (i >= n) return; first (>=, not >)', a guard the code has)
@@ -230,6 +242,18 @@ SIMULATOR_ONLY = {"range_reset_in_the_kernel": "on a GPU its outcome depends on 
 RIGHT = {
     "holes_skipped_by_an_if": [(HOLE + ATOMICS, "    if (d > 0) {\n        atomicMin(&range[0], d);"
                                                 "\n        atomicMax(&range[1], d);\n    }\n")],
+    # the fix the verdict of a block's range published by a returned thread 0 gives (blind
+    # audit AO): no thread returns before the barrier, thread 0 publishes the shared lo and hi
+    "block_range_in_shared_memory": [
+        ("    int i = blockIdx.x * blockDim.x + threadIdx.x;\n    if (i >= n)\n        return;\n"
+         "    unsigned int d = depth[i];\n" + HOLE + ATOMICS,
+         "    __shared__ unsigned int lo, hi;\n"
+         "    if (threadIdx.x == 0) { lo = 4294967295u; hi = 0; }\n    __syncthreads();\n"
+         "    int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+         "    unsigned int d = i < n ? depth[i] : 0;\n"
+         "    if (d != 0) { atomicMin(&lo, d); atomicMax(&hi, d); }\n    __syncthreads();\n"
+         "    if (threadIdx.x == 0) {\n        atomicMin(&range[0], lo);\n"
+         "        atomicMax(&range[1], hi);\n    }\n")],
     "grid_stride_loop": [("    int i = blockIdx.x * blockDim.x + threadIdx.x;\n    if (i >= n)\n"
                           "        return;\n    unsigned int d = depth[i];\n" + HOLE + ATOMICS,
                           "    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n;\n"

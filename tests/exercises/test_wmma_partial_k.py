@@ -140,6 +140,16 @@ WRONG = [
       "holds NaN; with a row of 0 put after B's end, C came out A B)", "<= is one too far",
       "Hint: stop before row K: Bs[w][r][col] = k0 + r < K ? B[(k0 + r) * N + tile_col * 16 + "
       "col] : __float2half(0.0f)"]),
+    # blind audit AO: both zero guards one too far, <= (was 'C holds NaN: a tile took elements
+    # from past the end of A or B ..., or a tile in shared memory was loaded with a leading
+    # dimension other than its 16', hedged): a launch with a row of 0 after B leaves NaN in C's
+    # last row alone, A's column K read past A's end
+    ("guards_one_past", variant(KERNEL, (STAGE_A, STAGE_A.replace("k0 + col < K", "k0 + col <= K")),
+                                (STAGE_B, STAGE_B.replace("k0 + r < K", "k0 + r <= K"))),
+     ["the zero guards k0 + col <= K (As) and k0 + r <= K (Bs) let column K of A and row K of B "
+      "through", "<= is one too far",
+      "Hint: stop before K: As[w][r][col] = k0 + col < K ? A[(tile_row * 16 + r) * K + k0 + col] "
+      ": __float2half(0.0f), and Bs[w][r][col] = k0 + r < K ?"]),
     # blind audit TYB-wmma_partial_k-1: B's zero guard dropped, A's zeros thought to cancel B's
     # rows past K (was 'C holds NaN: a tile took elements from past the end of A or B ..., or a
     # tile in shared memory was loaded with a leading dimension other than its 16', the guard not
