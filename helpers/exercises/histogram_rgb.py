@@ -24,6 +24,7 @@ from helpers.exercises.histogram_rgb_counts import (BARRIER_HINT, BINS,
 from helpers.exercises.histogram_rgb_counts import block_counts as _block_counts
 from helpers.exercises.histogram_rgb_clearing import cleared_at_the_thread, cleared_by_block_0
 from helpers.exercises.histogram_rgb_clearing import uncleared as _uncleared
+from helpers.exercises.histogram_rgb_reads import read_past_the_image
 from helpers.exercises.hidden import pick
 from helpers.exercises.kernel import KernelExercise, Launch
 from helpers.exercises.named_first import named_first
@@ -58,7 +59,7 @@ def _refine(failure):
     """The exercise's hints for a failure: the private bins' size; for a race, an atomic for a
     read-modify-write, the barriers for any other."""
     yield from _bins_of_their_own(failure)
-    yield from _byte_read_as_a_pixel(failure)
+    yield from read_past_the_image(failure, EXERCISE)
     yield from channel_loop_past_3(failure)
     yield from _value_as_the_row(failure)
     if failure.kind == "array bounds" and (getattr(failure.error, "element", None) or 0) < 0:
@@ -134,26 +135,6 @@ def _value_as_the_row(failure):
            "the indices are swapped, the byte's value as the row and the channel as the column",
            f"the channel is the row, the byte's value the column: atomicAdd(&{name}[j % CHANNELS]"
            "[rgb[j]], 1u)")
-
-
-def _byte_read_as_a_pixel(failure):
-    """A read past rgb's end by a thread at offset 3 * j, j one of that thread's bytes in the
-    grid-stride loop (j from blockIdx.x * blockDim.x + threadIdx.x on, blockDim.x * gridDim.x
-    apart, below 3 * n): byte j read at rgb[3 * j], as if j counted pixels."""
-    err, launch = failure.error, failure.launch
-    if failure.kind != "out of bounds" or getattr(err, "is_write", True) is not False or \
-            launch is None or err.thread is None or err.block is None or err.offset is None:
-        return
-    rgb, n = launch.args[0], int(launch.args[2])
-    if (err.allocation or (0, -1))[1] != getattr(rgb, "nbytes", None) or err.offset % 3:
-        return
-    j, width, threads = err.offset // 3, launch.block[0], launch.block[0] * launch.grid[0]
-    if j < 3 * n and (j - err.block[0] * width - err.thread[0]) % threads == 0:
-        yield (f"thread {err.thread[0]} of block {err.block[0]} read rgb[{err.offset}] = "
-               f"rgb[3 * {j}], past the image's {3 * n:,} bytes, for its byte j = {j} (below "
-               "3 * n, one of its grid-stride loop's): j already counts bytes, and 3 * j "
-               "counted it as a pixel", "byte j is rgb[j], channel j % 3 of pixel j / 3: "
-               "atomicAdd(&local[(j % 3) * 256 + rgb[j]], 1u)")
 
 
 def _slice_a_block(what):

@@ -16,9 +16,10 @@ modelled as the weight every column gets in a row's sum: only some lanes' sums k
 that steps by 1 instead of 32; or as the sum itself (``models``): A read down its columns, x[lane]
 for x[c], every lane starting at column 0, warp_sum starting at offset 32 (twice the sum), and its
 shuffles up, or from one lane, instead of down. A launch that never ends even on a row of no
-columns is named as warp_sum's loop. The last case runs on the simulator, race-checked and traced:
-every lane storing y[row] (only lane 0 holds the sum) is a race there, whatever order the lanes ran
-in. A trace of A 8 x 40 shows lanes reading past their row. A speed rule can read the last case's
+columns is named as warp_sum's loop. The last two cases run on the simulator, race-checked and
+traced: every lane storing y[row] (only lane 0 holds the sum) is a race there, whatever order the
+lanes ran in; on the last, of 42 columns, a float4 loaded from a row's start is a misaligned
+address. A trace of A 8 x 40 shows lanes reading past their row. A speed rule can read OBSERVED's
 trace (A's sectors per request): lanes that each read a stretch of their own pass.
 """
 
@@ -33,14 +34,18 @@ from helpers.exercises.common import Input, Output, declared_int, halves, whole_
 from helpers.exercises.hidden import awkward, pick
 from helpers.exercises.failure import LOOP_HINT
 from helpers.exercises.kernel import KernelExercise, Launch, traced_back
-from helpers.exercises.microscope import (accesses_of, observe, observed_launch, observed_mistakes,
+from helpers.exercises.microscope import (accesses_of, observe, observed_mistakes,
                                          stopped, with_time_limit_told)
-from helpers.exercises.matvec_warp_models import (JUNK, in_an_int, lane_0_doubled, lane_sums,
+from helpers.exercises.matvec_warp_models import (JUNK, float4_off_a_row, in_an_int, lane_0_doubled, lane_sums,
                                                   models, read_past_the_row, shfl_down_sum,
                                                   sum_unset, weighted)
 
 WARPS = (2, 4, 8)
-CASES = [(101, 1000, 4), (37, 77, 8), (300, 33, 2), (23, 1100, 4), (45, 200, 4, "observe")]
+SHAPES, OBSERVED = [(101, 1000, 4), (37, 77, 8), (300, 33, 2), (23, 1100, 4)], (45, 200, 4, "observe")
+UNALIGNED = (6, 42, 2, "observe")
+"""A launch on the simulator whose rows start 8 bytes past a multiple of 16 (42 columns, no multiple
+of 4): its bounds check stops a float4 loaded from a row's start, which a GPU refuses."""
+CASES = [*SHAPES, OBSERVED, UNALIGNED]
 
 
 def _draw(rng):
@@ -68,6 +73,7 @@ def _refine(failure):
     if failure.launch is not None:
         yield from _rows_past_read_a(failure, *(int(n) for n in failure.launch.args[3:5]))
         yield from _split_warps(failure, *(int(n) for n in failure.launch.args[3:5]))
+    yield from float4_off_a_row(failure)
     if failure.kind == "race" and failure.error.space == "global" and failure.between == "lanes":
         yield ("after warp_sum only lane 0 holds the row's sum (the others hold parts of it): "
                "let lane 0 alone store y[row], if (lane == 0)")
@@ -153,7 +159,7 @@ def _mistakes(case, run):
     if np.allclose(got, want, rtol=1e-4, atol=1e-4):
         return
     yield from sum_unset(kernels, got, want)
-    yield from observed_mistakes(observe(kernels, _launch(CASES[-1])), _refine,
+    yield from observed_mistakes(observe(kernels, _launch(OBSERVED)), _refine,
                                  wrong="y is wrong")
     yield from read_past_the_row(accesses_of(kernels, _launch((8, 40, 4)), "y stores", 4096), cols)
     if not got.any():
@@ -171,7 +177,7 @@ def _mistakes(case, run):
     yield from in_an_int(a64, x64, got)
     yield from _from_the_block_s_thread(a64, x64, got, case[2])
     yield from _halved_first(kernels, lane_sums(a64, x64), got)
-    yield from lane_0_doubled(kernels, _launch(CASES[-1]), lane_sums(a64, x64), got)
+    yield from lane_0_doubled(kernels, _launch(OBSERVED), lane_sums(a64, x64), got)
     for model, problem, hint in models(a64, x64):
         if np.allclose(got, model, rtol=1e-4, atol=1e-4):
             yield problem, hint
@@ -362,14 +368,21 @@ def _from_the_block_s_thread(a, x, got, warps):
                "lane; c < cols; c += 32)")
 
 
+def _observed(kernels, case):
+    """``microscope.observed_launch``'s mistakes, OBSERVED's launch kept under the key the
+    detectors that launch it again read (``observe`` keeps one launch a key)."""
+    key = "observed" if case == OBSERVED else "rows not 16-byte aligned"
+    return observed_mistakes(observe(kernels, _launch(case), key=key), _refine)
+
+
 EXERCISE = KernelExercise(
     stub="exercises/matvec_warp.cu", kernel="matvec_warp",
     signature="const float *A, const float *x, float *y, int rows, int cols",
     cases=CASES, draw=_draw, where=_where, launch=_launch, mistakes=_mistakes, detect=_detect,
-    observed=observed_launch(_launch, _refine), observed_as="race-checked",
+    observed=_observed, observed_as="race-checked",
     simulated="runs the race check",
     refine=_refine, crash_hint="read A and x only below cols, and store y[row] only for row < rows",
-    success=f"y = A x matches NumPy ({len(CASES) - 1} shapes, rows a multiple of the "
+    success=f"y = A x matches NumPy ({len(SHAPES)} shapes, rows a multiple of the "
             "block's warps once and otherwise not, cols not one of 32), and only lane 0 stores "
             "each row's sum")
 

@@ -5,6 +5,8 @@ y is not a weight a column (``models``), each with its problem and hint."""
 
 from __future__ import annotations
 
+import os
+
 import numpy as np
 
 from helpers.exercises import unset
@@ -269,3 +271,28 @@ def in_an_int(a, x, got):
              "into a float, v = warp_sum(v)")):
         if np.abs(got - model).max() <= 1 and np.mean(got == model) >= 0.9:
             yield f"y holds whole numbers: {problem}", f"the sum is kept in an int: keep it a float: {hint}"
+
+
+def float4_off_a_row(failure):
+    """A float4 load from A that a GPU refuses as a misaligned address (on the simulator's bounds
+    check a MisalignedAddressError: its element of A, its thread and line) a whole number of
+    float4 past the start of its row, A + row * cols, that start itself no multiple of 16 bytes:
+    float4 loads from rows that start 16-byte aligned only where cols is a multiple of 4."""
+    err, launch = failure.error, failure.launch
+    if failure.kind != "misaligned address" or getattr(err, "size", None) != 16 or \
+            err.array != "A" or err.element is None or err.thread is None or launch is None:
+        return
+    cols = int(launch.args[4])
+    row = err.element // cols
+    start = row * cols
+    if start % 4 == 0 or (err.element - start) % 4:
+        return
+    yield (f"lane {err.thread[0]} of the warp of row {row} loaded a float4 from A[{err.element}] "
+           f"at {os.path.basename(err.line or '?')}, byte {4 * err.element}, {err.misalignment} "
+           "past a multiple of 16 (on a GPU a \"misaligned address\"): a float4 must start at a "
+           f"multiple of 16 bytes, and row {row} starts at A + row * cols = A + {start}, byte "
+           f"{4 * start}, {4 * start % 16} past one: a row starts at a multiple of 16 bytes only "
+           f"where cols is a multiple of 4, and here cols = {cols}",
+           "load 4 floats at a time only where cols % 4 == 0, where every row starts at a "
+           "multiple of 16 bytes, and one float at a time otherwise: for (int c = lane; c < "
+           "cols; c += 32) v += A[row * cols + c] * x[c];")

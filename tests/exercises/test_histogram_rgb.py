@@ -37,10 +37,8 @@ WRONG = [
      ["the bins are what bin c * 3 + v gives", "green's bins start at 3 and blue's at 6",
       "Hint: channel c's 256 bins start at c * LEVELS (c * 256): bin (j % CHANNELS) * LEVELS + "
       "rgb[j]"]),
-    # blind audit TEA-histogram_rgb-1 (was '99,614 of the 100,005 bytes were not counted, and the
-    # simulator's race check finds no race: ... the counting loop skips some or stops early.
-    # Hint: count every byte once: for (int j = ...', a loop that was right): local declared
-    # without __shared__, 768 bins of each thread's own
+    # blind audit TEA-histogram_rgb-1 (was '99,614 of the 100,005 bytes were not counted ... Hint:
+    # count every byte once ...', a right loop): local without __shared__, 768 bins a thread
     ("local_without_shared", variant(KERNEL, ("    __shared__ unsigned int local[CHANNELS * LEVELS];\n",
                       "    unsigned int local[CHANNELS * LEVELS];\n")),
      ["391 of the 100,005 bytes were counted, and only the bytes j whose bin b has b % blockDim.x = j % blockDim.x (256)",
@@ -51,6 +49,9 @@ WRONG = [
     ("byte_read_at_3j", variant(KERNEL, (COUNT, COUNT.replace("rgb[j]", "rgb[3 * j]"))),
      ["thread 0 of block 0 read rgb[104448] = rgb[3 * 34816]", "j already counts bytes",
       "byte j is rgb[j]"]),
+    # blind audit AO (was '... rgb[3 * 34816] ... j already counts bytes. Hint: byte j is rgb[j]', the byte loop's fix): a pixel a step, p < 3 * n kept
+    ("pixel_loop_to_3n", variant(KERNEL, (BYTE_LOOP, PIXEL_LOOP.replace("p < n;", "p < CHANNELS * n;"))),
+     ["rgb[104448] = rgb[3 * 34816], past the image's 100,005 bytes, for its pixel p = 34816", "runs while p < 3 * n, the byte loop's bound", "Hint: a loop over pixels stops at the image's n pixels: for (int p = blockIdx.x * blockDim.x + threadIdx.x; p < n;"]),
     ("racy_shared_bins", variant(KERNEL, (COUNT, "        local[(j % CHANNELS) * LEVELS + rgb[j]]++;\n")),
      ["data race on local[", "atomicAdd(&local[k], 1u)"]),
     ("racy_global_bins",
@@ -115,9 +116,8 @@ WRONG = [
       "bins[22] (channel 0, value 22) counts 0, expected 1",
       "the adding loop's test local[b] > 1 skips a bin that holds 1",
       "Hint: add every bin that holds a count: if (local[b] > 0)"]),
-    # blind audit R16, atomicInc taken as an add of 1 (was '96,936 of the 100,005 bytes were not
-    # counted: counts were lost ... Hint: ... a __syncthreads() after each step; and count with
-    # atomicAdd'); a limit of 3 wraps at 4
+    # blind audit R16, atomicInc taken as an add of 1 (was '96,936 of the 100,005 bytes were not counted: counts
+    # were lost ... Hint: ... a __syncthreads() after each step; and count with atomicAdd'); a limit of 3 wraps at 4
     ("atomic_inc_as_an_add",
      variant(KERNEL, (COUNT, COUNT.replace("atomicAdd", "atomicInc"))),
      ["each block's bins counted 0, 1, 0, 1, ...: bins holds each block's counts modulo 2",
@@ -324,7 +324,7 @@ SIMULATOR_ONLY = {
     **dict.fromkeys(("barrier_inside_the_clearing_loop", "barrier_inside_the_adding_loop"), "a barrier that only some threads of a block reach: a GPU may hang or pass"),
     "clears_past_the_bins": "an illegal address on a GPU breaks the context for the tests after it",
     "local_without_shared": "each thread's own 768 bins, never cleared: on the H100 (2026-12-05) an unspecified launch failure, which breaks the context for the tests after it",
-    "byte_read_at_3j": "reads up to 9n bytes of a 3n-byte image: an illegal address or garbage on a GPU",
+    **dict.fromkeys(("byte_read_at_3j", "pixel_loop_to_3n"), "reads up to 9n bytes of a 3n-byte image: an illegal address or garbage on a GPU"),
     **dict.fromkeys(("clears_one_bin_a_thread", "clear_loop_stores_at_the_thread", "clears_red_s_bins_only", "clears_as_if_256_threads", "only_block_0_clears"), "on a GPU, bins never cleared are often 0 anyway"),
     "pixel_thread_channel_loop_to_3": "a write past shared memory: unseen on a GPU, or a fault",
     "bins_2d_indices_swapped": "an index far past a shared array's end may be an illegal address on a GPU, which breaks the context",

@@ -282,6 +282,16 @@ WRONG = {
                        {"problem": "v is declared int: each add's result is cut toward 0 to a "
                                    "whole number", "hint": "float v = 0.0f;"}),
     # blind audit AK (was 'y[0] = -inf, NumPy's is 8.60949' and the plan as hint): the lane's sum
+    # blind audit AO (was 'PASS: y = A x matches NumPy ...'): float4 loads from A + row * cols, a row 16-byte
+    # aligned only where cols is a multiple of 4 (a misaligned address on a GPU, the case of 42 columns)
+    "float4_rows_misaligned": ([(LOOP, "    const float4 *a4 = reinterpret_cast<const float4 *>(A + row * cols);\n"
+                                       "    const float4 *x4 = reinterpret_cast<const float4 *>(x);\n"
+                                       "    for (int c = lane; c < cols / 4; c += 32) {\n        float4 a = a4[c], b = x4[c];\n"
+                                       "        v += a.x * b.x + a.y * b.y + a.z * b.z + a.w * b.w;\n    }\n"
+                                       "    for (int c = cols / 4 * 4 + lane; c < cols; c += 32)\n        v += A[row * cols + c] * x[c];\n")],
+                               {"problem": "a float4 must start at a multiple of 16 bytes, and row 1 starts at A + row * cols = A + 42, "
+                                           "byte 168, 8 past one: a row starts at a multiple of 16 bytes only where cols is a multiple of 4",
+                                "hint": "load 4 floats at a time only where cols % 4 == 0"}),
     # declared without a start value, float v;
     "v_never_set_to_0": ([("float v = 0.0f;", "float v;")],
                          {"problem": "is read before anything is stored in it: each lane's sum "
@@ -293,6 +303,7 @@ SIMULATOR_ONLY = {name: "a warp function called with lanes missing is undefined 
                   for name in ("lane_and_row_swapped", "shuffle_inside_an_if",
                                "warp_sum_in_the_column_loop", "warp_sum_inside_the_if")}
 SIMULATOR_ONLY["v_never_set_to_0"] = "on a GPU v starts from whatever its register held: y right or wrong by luck"
+SIMULATOR_ONLY["float4_rows_misaligned"] = "a misaligned address on a GPU (cols = 77) breaks the context for the tests after it"
 ENDLESS = {"shuffles_while_offset_at_least_0"}
 """Kernels that never end: stopped at half a second on the simulator, not at the checkers' 10 s
 (a GPU kernel cannot be stopped from Python)."""
@@ -300,6 +311,9 @@ SIMULATOR_ONLY.update(dict.fromkeys(ENDLESS, "a kernel that never ends cannot be
 # Right, but not the solution's way: each must pass (a speed rule may later ask more of the second)
 RIGHT = {
     "butterfly": [(SHUFFLE, "        v += __shfl_xor_sync(0xffffffff, v, offset);\n")],
+    "float4_only_where_rows_are_aligned": [(LOOP, "    if (cols % 4 == 0) {\n        const float4 *a4 = reinterpret_cast<const float4 *>(A + row * cols);\n"
+                                                  "        for (int c = lane; c < cols / 4; c += 32) {\n            float4 a = a4[c], b = reinterpret_cast<const float4 *>(x)[c];\n"
+                                                  "            v += a.x * b.x + a.y * b.y + a.z * b.z + a.w * b.w;\n        }\n    } else\n" + LOOP.replace("\n    ", "\n        ").replace("    for", "        for", 1))],
     "a_stretch_of_its_own_for_each_lane": [(LOOP, "    int chunk = (cols + 31) / 32;\n"
                                                   "    for (int c = lane * chunk; c < min(cols, (lane + 1) * chunk); c++)\n"
                                                   "        v += A[row * cols + c] * x[c];\n")],
