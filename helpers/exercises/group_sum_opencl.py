@@ -21,7 +21,8 @@ import numpy as np
 from helpers.exercises import near
 from helpers.exercises.common import Input, Output, c_int_value
 from helpers.exercises.group_sum_opencl_models import (GROUP, _added_upward, _assigned,
-                                                       _counted_down, _groups, _sums, _upward,
+                                                       _counted_down,
+                                                       barrier_skipped_on_some_steps, _groups, _sums, _upward,
                                                        clamped_load, doubled_with_t_mod_stride,
                                                        fences_for_barriers,
                                                        global_fences, halved_interleaved,
@@ -231,6 +232,7 @@ def _wrong_sums(x, got, code):
     yield from _test_on_the_read_s_bound(code, wrong)
     yield from _barrier_before_the_load(code, wrong)
     yield from fences_for_barriers(code, wrong)
+    yield from barrier_skipped_on_some_steps(code, wrong)
     yield from near.misses("partial", got, want, close=near.within())
     yield (f"{int((got != want).sum())} of {got.size} sums are wrong (the first: partial[{g}] "
            f"= {got[g]:g}, expected {want[g]:g})", BARRIER_HINT)
@@ -307,6 +309,7 @@ def _reports(messages, n, code):
         yield from _test_on_the_read_s_bound(code, seen)
         yield from _barrier_before_the_load(code, seen)
         yield from fences_for_barriers(code, seen)
+        yield from barrier_skipped_on_some_steps(code, seen)
     yield from EXERCISE.reports(messages)
     yield from unset_past_n(n, unset_groups(messages))
 

@@ -2,7 +2,8 @@
 that ``helpers.exercises.group_sum_opencl`` compares a kernel's sums with: folds that step, test
 or add wrongly, each with its verdict; and, read in the code, fences written where the barriers
 belong (``fences_for_barriers``), barriers that fence global memory only (``global_fences``), and
-the doubling fold tested with t % stride == 0 (``doubled_with_t_mod_stride``)."""
+the doubling fold tested with t % stride == 0 (``doubled_with_t_mod_stride``), and the fold's
+barrier skipped on some steps (``barrier_skipped_on_some_steps``)."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ import re
 
 import numpy as np
 
+from helpers.exercises.common import c_int_value
 from helpers.exercises.opencl_kernel import code_line
 
 GROUP = 128
@@ -257,6 +259,44 @@ def fences_for_barriers(code, seen):
            f"work-item reads a tile element before its owner has written it ({seen})",
            "use barrier(CLK_LOCAL_MEM_FENCE), CUDA's __syncthreads(), in each fence's place: "
            "every work-item of the group waits there until all have reached it")
+
+
+def barrier_skipped_on_some_steps(code, seen):
+    """The fold's barrier under an if on its stride alone (if (stride > 32) barrier(...);, CUDA's
+    warp-synchronous trick): the steps on which the test fails run with no barrier, and OpenCL's
+    work-items of a group do not run in lockstep, so a work-item may read tile[t + stride]
+    before its owner has added into it (named after ``seen``: Oclgrind's report, or wrong
+    sums). The skipped strides are worked out where the test is stride > or >= a value."""
+    loop = re.search(r"\bfor\s*\(\s*(?:int\s+)?(\w+)\s*=\s*([^;]*);", code)
+    s = loop and loop.group(1)
+    guarded = s and re.search(rf"\bif\s*\(([^()]*\b{s}\b[^()]*)\)\s*\{{?\s*(?:work_group_)?"
+                              r"barrier\s*\(", code[loop.end():])
+    if not guarded or not all(name == s or name.isupper()
+                              for name in re.findall(r"[A-Za-z_]\w*", guarded.group(1))):
+        return
+    test = " ".join(guarded.group(1).split())
+    line = code_line(code, loop.end() + guarded.end() - 1)
+    skipped = _strides_failing(test, s, c_int_value(loop.group(2), {"GROUP": GROUP}))
+    steps = (f"the steps with stride {', '.join(map(str, skipped[:-1]))} and {skipped[-1]}"
+             if len(skipped) > 1 else f"the step with stride {skipped[0]}" if skipped else
+             "the steps on which that test fails")
+    yield (f"the barrier at line {line} stands under if ({test}): {steps} run with no barrier, "
+           "as CUDA's warp-synchronous trick has it, but the work-items of an OpenCL work-group "
+           "do not run in lockstep (OpenCL promises no warps), so a work-item may read "
+           f"tile[t + {s}] before its owner has added into it ({seen})",
+           "put barrier(CLK_LOCAL_MEM_FENCE) after every step of the fold, with no if around it: "
+           "each step's reads then wait for the step before, down to the last")
+
+
+def _strides_failing(test, s, start):
+    """The fold's strides (``start`` halved down to 1) for which ``test``, s > value or s >=
+    value, fails; [] where the test or the start is of another form."""
+    bound = re.fullmatch(rf"{s}\s*(>=?)\s*(.+)", test)
+    value = bound and c_int_value(bound.group(2), {"GROUP": GROUP})
+    if not isinstance(value, int) or not isinstance(start, int) or start < 1:
+        return []
+    strides = [start >> k for k in range(start.bit_length())]
+    return [x for x in strides if not (x > value if bound.group(1) == ">" else x >= value)]
 
 
 def global_fences(code):

@@ -22,6 +22,7 @@ from helpers.exercises.opencl_kernel import (OpenCLExercise, buffers_out_first, 
 from helpers.exercises.sepia import CASES
 from helpers.exercises.sepia_guard import read_before_the_guard
 from helpers.exercises.sepia_models import CHANNEL_NAMES, ROUNDING_SLACK, four_bytes_a_pixel
+from helpers.exercises.sepia_opencl_vload import vload_offset_in_bytes
 from helpers.exercises.verdict import listed
 
 INDEX_HINT = ("x = get_global_id(0) (the column), y = get_global_id(1) (the row), pixel "
@@ -62,6 +63,7 @@ def _mistakes(case, run, reports):
     yield from _uchar3_buffers(run.model, run.out, code)  # the same stride, from uchar3 *
     yield from four_bytes_a_pixel(run.model, run.out, "work-item")  # RGBA's stride, reads past rgb
     yield from _row_step_scaled(run.model, run.out, code)  # reads past rgb
+    yield from vload_offset_in_bytes(run.model, run.out, code)  # reads past rgb
     yield from reports
     yield from _sides_swapped(case, run.model, run.out, code)
     yield from _one_global_id(run.model, run.out)

@@ -10,6 +10,7 @@ from contextlib import nullcontext
 import numpy as np
 import pytest
 
+from group_sum_opencl_variants import BARRIER, BARRIERS, FOLD, LOAD, STEP
 from kernel_sources import variant
 
 from helpers.ch12 import opencl
@@ -20,11 +21,6 @@ from helpers.exercises.group_sum_opencl import (EXERCISE, check_group_sum_opencl
 from helpers.sim.settings import settings
 
 SOLUTION = (opencl.cl_src() / "solutions" / "group_sum.cl").read_text()
-LOAD = "tile[t] = i < n ? x[i] : 0.0f;\n    barrier(CLK_LOCAL_MEM_FENCE);"
-STEP = "tile[t] += tile[t + stride];\n        barrier(CLK_LOCAL_MEM_FENCE);"
-FOLD = ("    for (int stride = GROUP / 2; stride > 0; stride /= 2) {\n        if (t < stride)\n"
-        "            " + STEP + "\n    }\n")
-BARRIER = "put barrier(CLK_LOCAL_MEM_FENCE) after the load"
 
 # name: (replacements in the solution, words of the verdict's problem and of its hint, and what
 # only Oclgrind names: "race" (a GPU gives wrong sums, or by luck right ones), "outside" (a read
@@ -35,19 +31,9 @@ BARRIER = "put barrier(CLK_LOCAL_MEM_FENCE) after the load"
 # (a kernel that never ends, which Oclgrind's launch, run in a process of its own, is stopped at
 # the time limit; a GPU cannot be stopped: not run there)
 WRONG = {
+    **BARRIERS,
     "no_load_guard": ([("i < n ? x[i] : 0.0f", "x[i]")],
                       "counts values past the end of x", "loads 0", ""),
-    "no_barrier_after_load": ([(LOAD, LOAD.replace("barrier(CLK_LOCAL_MEM_FENCE);", ""))],
-                              "data race", BARRIER, "race"),
-    "no_barrier_in_the_fold": ([(STEP, STEP.replace("barrier(CLK_LOCAL_MEM_FENCE);", ""))],
-                               "data race", BARRIER, "race"),
-    # blind audit AC (was 'Oclgrind reported 381 data races, the first: ... Hint: work-items share
-    # the tile: put barrier(CLK_LOCAL_MEM_FENCE) after the load ...', the fences not named): both
-    # barriers written as mem_fence(CLK_LOCAL_MEM_FENCE), the fence flag's name taken for the call
-    "fences_for_barriers": ([(LOAD, LOAD.replace("barrier(", "mem_fence(")),
-                             (STEP, STEP.replace("barrier(", "mem_fence("))],
-                            "call mem_fence(CLK_LOCAL_MEM_FENCE), a fence, where a barrier belongs",
-                            "barrier(CLK_LOCAL_MEM_FENCE), CUDA's __syncthreads()", "race"),
     "every_work_item_adds": ([("        if (t < stride)\n            tile", "        tile")],
                              "accesses outside a buffer", "t < stride", "outside"),
     "stored_at_the_global_id": ([("partial[get_group_id(0)]", "partial[get_global_id(0)]")],
@@ -264,23 +250,6 @@ WRONG = {
                                      "0 to 127), not at its global id i: every work-group summed "
                                      "x[0], x[1], ... (partial[1] = 26 = partial[0], expected -40)",
                                      "tile[t] = i < n ? x[i] : 0.0f", ""),
-    # blind audit AB (was 'a barrier that not every work-item of a work-group reached, at line
-    # 34 ... Hint: ... (after the if, not inside it)', the barrier being after the if): the upper
-    # half returns in the fold, before its barrier
-    "upper_half_returns_in_the_fold": ([("        if (t < stride)\n            tile",
-                                         "        if (t >= stride)\n            return;\n"
-                                         "        tile")],
-                                       "if (t >= stride) return; (line 20) sends work-items out "
-                                       "of the kernel in the fold: only 64 of the 128 of "
-                                       "work-group 0 reached the barrier at line 23",
-                                       "do not return in the fold, only skip the add: if (t < "
-                                       "stride) tile[t] += tile[t + stride]; then "
-                                       "barrier(CLK_LOCAL_MEM_FENCE), outside the if", "barrier"),
-    "barrier_inside_the_if": ([("        if (t < stride)\n            " + STEP,
-                                "        if (t < stride) {\n            " + STEP.replace(
-                                    "\n        barrier", "\n            barrier") + "\n        }")],
-                              "a barrier that not every work-item of a work-group reached",
-                              "after the if, not inside it", "barrier"),
 }
 RIGHT = {
     "interleaved_fold": [(FOLD, "    for (int s = 1; s < GROUP; s *= 2) {\n"
