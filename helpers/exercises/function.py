@@ -16,7 +16,7 @@ import sys
 
 import numpy as np
 
-from helpers.exercises.learner_code import code_of, frame_of, learner_line, raised
+from helpers.exercises.learner_code import caret_as_power, code_of, frame_of, learner_line, raised
 from helpers.exercises.verdict import Mistake, Verdict, not_yet
 
 READ_THE_MESSAGE = "the message says what went wrong on that line"
@@ -177,7 +177,8 @@ def run_catching(call, todo: str, hints=(), otherwise: str = READ_THE_MESSAGE):
     """``(None, call())``, or ``(mistake, None)`` when the learner's function raised: a refused
     call's mistake, else the exception, where in the learner's code it was raised (``raised``)
     and a hint: ``todo`` for the stub's NotImplementedError, else that of the first ``(exception
-    class, hint)`` of ``hints`` that fits, or ``otherwise``. A hint may be a function of the
+    class, hint)`` of ``hints`` that fits (then a power written with ^, ``caret_as_power``), or
+    ``otherwise``. A hint may be a function of the
     exception that tells more: ``(what the checker saw, hint)``, or None where it saw nothing
     (the next pair is tried)."""
     try:
@@ -185,7 +186,7 @@ def run_catching(call, todo: str, hints=(), otherwise: str = READ_THE_MESSAGE):
     except Refused as err:
         return err.mistake, None
     except Exception as err:  # noqa: BLE001 - a learner's bug is reported, not raised
-        for kind, hint in ((NotImplementedError, todo), *hints):
+        for kind, hint in ((NotImplementedError, todo), *hints, (TypeError, caret_as_power)):
             told = (hint(err) if callable(hint) else ("", hint)) if isinstance(err, kind) else None
             if told:
                 return (raised(err) + (f": {told[0]}" if told[0] else ""), told[1]), None

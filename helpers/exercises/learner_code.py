@@ -1,9 +1,9 @@
 """A learner's own Python, read: where in it an exception was raised (``learner_line``,
 ``raised``, ``raising_frame``) and its code parsed, numbered as the learner sees it
 (``code_of``, ``LearnerCode``), with what the code alone shows (``uncalled``: a method named
-without its call's parentheses; ``without_stream``: a copy queued with no stream). The
-exercises whose work is a Python function (``helpers.exercises.function``) and their models
-read it."""
+without its call's parentheses; ``without_stream``: a copy queued with no stream;
+``caret_as_power``: a power written with ^). The exercises whose work is a Python function
+(``helpers.exercises.function``) and their models read it."""
 
 from __future__ import annotations
 
@@ -72,6 +72,45 @@ def learner_line(err: BaseException) -> tuple | None:
     cell = name.startswith("<") or "ipykernel_" in name   # IPython's name for a cell's code
     text = linecache.getline(name, number).strip()
     return number, "your cell" if cell else Path(name).name, text or "its text unknown"
+
+
+def caret_as_power(err: BaseException):
+    """``run_catching``'s hint of a TypeError raised on a line that writes a power of two number
+    literals with ^ (10^9): ``(what was seen, hint)``, or None where the line has no such ^. In
+    Python ^ is bitwise XOR, which binds looser than * and /, so it took all that came before."""
+    import ast
+
+    line = learner_line(err)
+    text = line[2].strip() if line else ""
+    try:
+        tree = ast.parse(text) if line else None
+    except SyntaxError:
+        return None
+    xor = next((n for n in ast.walk(tree) if isinstance(n, ast.BinOp) and isinstance(
+        n.op, ast.BitXor) and _int_literal(n.right)), None) if tree else None
+    base = xor and xor.left
+    while isinstance(base, ast.BinOp):
+        base = base.right
+    if not _int_literal(base):
+        return None
+    exponent, code = xor.right.value, text.encode()  # the offsets count UTF-8 bytes
+
+    def between(start, end):
+        return code[start:end].decode()
+
+    meant = (between(xor.col_offset, base.col_offset) + f"{base.value} ** {exponent}"
+             + between(xor.right.end_col_offset, xor.end_col_offset))
+    return (f"{base.value}^{exponent} is not a power in Python: ^ is bitwise XOR, and it binds "
+            f"looser than * and /, so the line computed "
+            f"({between(xor.left.col_offset, xor.left.end_col_offset)}) ^ {exponent}, an XOR of "
+            "a float, which Python does not do", f"write the power with **: {meant}"
+            + (f" (or 1e{exponent})" if base.value == 10 else ""))
+
+
+def _int_literal(node) -> bool:
+    import ast
+
+    return isinstance(node, ast.Constant) and type(node.value) is int
 
 
 def uncalled(fn, names=("synchronize",)) -> list:

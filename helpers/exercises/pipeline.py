@@ -12,7 +12,7 @@ import itertools
 import numpy as np
 
 from helpers.exercises import hidden as hidden_cases
-from helpers.exercises.function import HOLD_MS, check_function, run_catching, stream_holder
+from helpers.exercises.function import check_function, run_catching, stream_holder
 from helpers.exercises.learner_code import told_uncalled
 from helpers.exercises.hidden import awkward
 from helpers.exercises.pipeline_copies import (over_budget, overwritten_before_read,
@@ -20,8 +20,9 @@ from helpers.exercises.pipeline_copies import (over_budget, overwritten_before_r
 from helpers.exercises.pipeline_models import (ATOL, RTOL, buffers_watched, copies_and_launches,
                                               count_one_short, how_copied, launch_fits,
                                               shared_buffers, sharing, union_bytes)
-from helpers.exercises.pipeline_streams import (launched_off_its_stream, one_chunk_a_stream,
-                                                one_stream_waited, stream_by_round, stream_index)
+from helpers.exercises.pipeline_streams import (hold_ms, launched_off_its_stream, noting_waits,
+                                                one_chunk_a_stream, some_streams_waited,
+                                                stream_by_round, stream_index)
 from helpers.exercises.verdict import Verdict, check_cases, not_yet, passed
 from helpers.workload import share
 
@@ -162,24 +163,23 @@ def mistakes(fn, case, kernel, on_gpu, work=WORK_SMALL, buffers=None, want=None,
     function that returned before its copies ended passed (the H200, 2026-12-05). Held before the
     call, the holds ended before any of its work began, since its ``mem_alloc`` waits for them
     (CUDA's implicit synchronization), and one that waited for its loop's last stream alone
-    passed (the H100, 2026-12-06); now that stream is held HOLD_MS, the others twice as long."""
+    passed (the H100, 2026-12-06); now each is held as pipeline_streams.hold_ms says."""
     from helpers.backend import drv
 
     h_in, h_out = buffers or pagelocked(case[0], seed=case[0])
     want = reference(h_in, work) if want is None else want
-    streams = [drv.Stream() for _ in range(case[2])]
-    calls, waited, h_in_before, made, done, order = [], None if on_gpu else [], h_in.copy(), [], [], []
+    calls, waited, h_in_before, made, order = [], None if on_gpu else [], h_in.copy(), [], []
+    streams, waits = noting_waits(drv, case[2], calls)
     h_out.fill(np.nan)
     drv.Context.synchronize()
     start, end = drv.Event().record(), drv.Event()
 
-    hold, held, last = stream_holder(drv) if times is None else None, set(), streams[
-        (case[1] - 1) % case[2]]
+    hold, held = stream_holder(drv) if times is None else None, set()
 
     def first_use(stream):  # held at the learner's first work on it (none in a timed run)
         if hold is not None and stream is not None and id(stream) not in held:
             held.add(id(stream))
-            hold(stream, HOLD_MS if stream is last else 2 * HOLD_MS)
+            hold(stream, hold_ms(stream, streams, case[1]))
 
     def fits(call, c):  # refused where it does not fit its buffers; noted: the copies before it
         first_use(call[3])
@@ -189,7 +189,6 @@ def mistakes(fn, case, kernel, on_gpu, work=WORK_SMALL, buffers=None, want=None,
     def call():
         fn(h_in, h_out, case[1], streams, make_launch(kernel, work, calls, waited, fits))
         end.record()
-        done[:] = [s.is_done() for s in streams]  # which streams' work had ended at the return
         at_return = h_out.copy()  # before any synchronization by the checker
         drv.Context.synchronize()
         return at_return
@@ -206,7 +205,7 @@ def mistakes(fn, case, kernel, on_gpu, work=WORK_SMALL, buffers=None, want=None,
         yield raised
         return
     yield from told_uncalled(fn, itertools.chain(diagnose(
-        h_in, h_in_before, at_return, h_out, want, case[1], streams, calls, waited, copies, done,
+        h_in, h_in_before, at_return, h_out, want, case[1], streams, calls, waited, copies, waits,
         order, stream_by_round(calls, streams, made, fn) or sharing(calls, streams, made, fn)),
         over_budget(made, case, h_in.itemsize, fn, BUDGET_HINT)), alone=True)
     if times is not None:
@@ -214,11 +213,11 @@ def mistakes(fn, case, kernel, on_gpu, work=WORK_SMALL, buffers=None, want=None,
 
 
 def diagnose(h_in, h_in_before, at_return, got, expected, n_chunks, streams, calls, waited=None,
-             copies=(), done=(), order=(), picked=None):
+             copies=(), waits=(), order=(), picked=None):
     """Every mistake a run shows, wrong results first (``waited``: None on a GPU; ``copies``:
-    the asynchronous copies queued, as function.copies_noted notes them; ``done``: whether each
-    stream's work had ended when the function returned; ``order``: for each launch, how many
-    copies were queued before it; ``picked``: pipeline_models.sharing's words)."""
+    the asynchronous copies queued, as function.copies_noted notes them; ``waits``: the streams
+    the function waited for, as pipeline_streams.noting_waits notes them; ``order``: for each
+    launch, how many copies were queued before it; ``picked``: pipeline_models.sharing's words)."""
     if not np.array_equal(h_in, h_in_before):
         yield ("your function changed h_in",
                "copy from h_in, never into it: memcpy_dtoh_async writes into its first argument, "
@@ -239,8 +238,9 @@ def diagnose(h_in, h_in_before, at_return, got, expected, n_chunks, streams, cal
     if not np.array_equal(at_return, got, equal_nan=True):
         late = int((np.isnan(at_return) | (at_return != got)).sum())
         yield (f"when your function returned, {late} elements of h_out had not arrived yet "
-               f"(they were still being copied){one_stream_waited(done, n_chunks)}",
-               "wait for the work before returning: for s in streams: s.synchronize()")
+               f"(they were still being copied)"
+               f"{some_streams_waited(waits, len(calls), len(streams), n_chunks)}",
+               "wait for every stream before returning: for s in streams: s.synchronize()")
 
 
 def _chunk_of(i: int, n: int, n_chunks: int) -> int:

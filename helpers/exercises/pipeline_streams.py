@@ -1,11 +1,13 @@
 """Launches of notebook 05's pipeline (``pipeline.py``) queued on another stream than their
 chunk's copies: read from the streams of the calls, not from the values, which on a GPU depend
 on when each stream's work runs; a stream picked by the round, where the buffers go by the
-remainder; what a return that waited for one stream alone shows; and a loop run over the
-streams, one chunk each (``one_chunk_a_stream``)."""
+remainder; a return that waited for some of the streams but not all (``noting_waits``,
+``some_streams_waited``, and ``hold_ms``, which keeps the others running on a GPU); and a loop run over the streams, one chunk each
+(``one_chunk_a_stream``)."""
 
 from __future__ import annotations
 
+from helpers.exercises.function import HOLD_MS
 from helpers.exercises.pipeline_copies import address
 from helpers.exercises.pipeline_models import _pair_numbers, _round_pick
 from helpers.exercises.verdict import listed
@@ -93,15 +95,48 @@ def stream_index(streams, n_chunks):
     return told
 
 
-def one_stream_waited(done, n_chunks):
-    """What ``done`` adds when the last chunk's stream alone had ended at the return."""
-    last = (n_chunks - 1) % max(len(done), 1)
-    if len(done) < 2 or [k for k, d in enumerate(done) if d] != [last]:
+def hold_ms(stream, streams, n_chunks):
+    """How long ``stream`` is held at its first use (``function.stream_holder``): HOLD_MS for the
+    last chunk's stream, twice that for streams[-1], the last in the list, three times for the
+    others, so that a return that waited for one of those two alone finds the others running."""
+    if stream is streams[(n_chunks - 1) % len(streams)]:
+        return HOLD_MS
+    return HOLD_MS * (2 if stream is streams[-1] else 3)
+
+
+def noting_waits(driver, count, calls):
+    """``count`` streams of ``driver`` and the list their synchronize() calls go into, each as
+    (the stream's number, how many launches ``calls`` held then)."""
+    waits = []
+
+    class Stream(driver.Stream):
+        def synchronize(self):
+            waits.append((next(k for k, s in enumerate(streams) if s is self), len(calls)))
+            return super().synchronize()
+
+    streams = [Stream() for _ in range(count)]
+    return streams, waits
+
+
+def some_streams_waited(waits, launches, count, n_chunks):
+    """What ``waits`` (``noting_waits``'s) adds where, after the last of ``launches`` launches,
+    the host waited for some of the ``count`` streams but not all."""
+    final = sorted({k for k, at in waits if at == launches})
+    last = (n_chunks - 1) % max(count, 1)
+    if not final or len(final) == count:
         return ""
-    return (f": only streams[{last}], the last chunk's (chunk {n_chunks - 1}), had been waited "
-            f"for, and the copies back on the other {len(done) - 1} streams were still running "
-            "(a synchronize() after the loop on the loop's variable waits for its last stream "
-            "alone)")
+    others = [k for k in range(count) if k not in final]
+    if final == [last]:
+        return (f": only streams[{last}], the last chunk's (chunk {n_chunks - 1}), had been "
+                f"waited for, and the copies back on the other {len(others)} streams were still "
+                "running (a synchronize() after the loop on the loop's variable waits for its "
+                "last stream alone)")
+    chunks = [c for c in range(n_chunks) if c % count in others]
+    return (f": only {listed(f'streams[{k}]' for k in final)}"
+            f"{' (streams[-1], the last in the list)' if final == [count - 1] else ''} had been "
+            f"waited for, not {listed(f'streams[{k}]' for k in others)}, which carried chunks "
+            f"{listed(chunks)}: a stream's synchronize() waits for its own work alone, and the "
+            "last stream in the list need not finish last")
 
 
 def stream_by_round(calls, streams, made, fn):

@@ -19,6 +19,16 @@ WRONG = {
                     {"problem": ("line 9 of your cell (return ms)", "the copy's time in "
                                  "milliseconds, not a bandwidth in GB/s"),
                      "hint": "return h.nbytes / (ms * 1e-3) / 1e9"}),
+    # blind audit AO (was "your function raised TypeError at line ... (return h.nbytes / (ms *
+    # 1e-3) / 10^9): unsupported operand type(s) for ^: 'float' and 'int' ... Hint: the message
+    # says what went wrong on that line"): a billion written 10^9, ^ taken for a power
+    "billion_written_with_a_caret": (right_but("1e9", "10^9"),
+                                     {"problem": ("your function raised TypeError", "10^9 is not "
+                                                  "a power in Python: ^ is bitwise XOR, and it "
+                                                  "binds looser than * and /, so the line "
+                                                  "computed (h.nbytes / (ms * 1e-3) / 10) ^ 9"),
+                                      "hint": ("write the power with **: h.nbytes / (ms * 1e-3) "
+                                               "/ 10 ** 9", "or 1e9")}),
 }
 
 

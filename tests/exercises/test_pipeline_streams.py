@@ -4,7 +4,7 @@ verdict blamed buffers that were rightly one pair a stream."""
 
 import pytest
 
-from test_pipeline import RIGHT, define, run_check
+from test_pipeline import RIGHT, SYNC, define, run_check
 
 pytestmark = pytest.mark.gpu_timing  # as test_pipeline.py: the checker may time a GPU
 
@@ -20,6 +20,17 @@ WRONG = {
          "streams[c // len(streams)]) picks the stream by the round over the streams, while the "
          "buffers go by c % len(streams)", "Hint: s = streams[c % len(streams)], the same index "
          "as the buffers'")),
+    # blind audit AO (was 'when your function returned, 71429 elements of h_out had not arrived
+    # yet (they were still being copied) ... Hint: wait for the work before returning: ...'):
+    # streams[-1] alone waited for, as if the last stream in the list finished last (KEEP: on a
+    # GPU the buffers freed at the return would wait for the copies)
+    "only_the_list_s_last_stream_waited_for": (
+        "KEEP = []\n" + RIGHT.replace(SYNC, "    streams[-1].synchronize()\n"
+                                            "    KEEP.append(buffers)\n"),
+        ("elements of h_out had not arrived yet", "only streams[2] (streams[-1], the last in "
+         "the list) had been waited for, not streams[0] and streams[1], which carried chunks 0, "
+         "1, 3, 4 and 6: a stream's synchronize() waits for its own work alone", "Hint: wait for every stream before "
+         "returning: for s in streams: s.synchronize()")),
 }
 
 

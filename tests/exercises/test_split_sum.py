@@ -167,6 +167,19 @@ WRONG = {
                                   "device 0's share (the sum's input) was freed before device 1's "
                                   "sum was launched, once nothing held it",
                                   "started.append((k, sums[k](share), share)), and unpack it"),
+    # blind audit AO (was '... device 0's gpuarray.to_gpu(x[lo:hi]) (the sum's input) was freed
+    # ... (binding gpuarray.to_gpu(x[lo:hi]) to the next device's array lets go of the one it
+    # held) ... Hint: ...: started.append((k, None, sums[k](gpuarray.to_gpu(x[lo:hi])),
+    # gpuarray.to_gpu(x[lo:hi]))), ...', a second upload kept): the share uploaded inside the
+    # sum's call, None kept in its place
+    "share_uploaded_inside_the_call": ([("share = gpuarray.to_gpu(x[lo:hi])\n            " + CALL,
+                                         "started.append((k, None, sums[k](gpuarray.to_gpu("
+                                         "x[lo:hi]))))")],
+                                       "device 0's share, gpuarray.to_gpu(x[lo:hi]) made inside "
+                                       "the sum's call, was freed before device 1's sum was "
+                                       "launched: no name held it",
+                                       "share = gpuarray.to_gpu(x[lo:hi]), then "
+                                       "started.append((k, share, sums[k](share)))"),
     "read_outside_its_context": ([("        with using(contexts[k]):\n            " + ADD,
                                    "        " + ADD)],
                                  "partial sum was read while", "with using(contexts[k])"),
