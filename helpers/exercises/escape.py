@@ -34,7 +34,8 @@ def escape_counts(z_re, z_im, c_re, c_im, max_iter: int, **change) -> np.ndarray
 def _counts(z_re, z_im, c_re, c_im, max_iter: int, bound=4, twice=2,
             im2_sign=-1, box=False, whole=False, first=None,
             int_squares=False, squares_doubled=False, im_of_squares=False,
-            c_in_re="re", c_in_im="im", c_im_sign=1, c_re_sign=1, im2_mixed=False) -> np.ndarray:
+            c_in_re="re", c_in_im="im", c_im_sign=1, c_re_sign=1, im2_mixed=False,
+            every=1) -> np.ndarray:
     """Steps of z -> z*z + c until |z|^2 > ``bound`` (at most ``max_iter``), element by element,
     in float32 in the kernels' order; on the pixels still running only, so its cost falls as
     they escape. ``twice`` and ``im2_sign``: the step's z_im = twice*z_re*z_im + c_im and
@@ -49,7 +50,9 @@ def _counts(z_re, z_im, c_re, c_im, max_iter: int, bound=4, twice=2,
     the other computed from its NEW value (z_im = 2*z_re*z_im + c_im after z_re changed;
     z_re = z_re*z_re - z_im*z_im + c_re after z_im changed), a wrong kernel's model;
     ``im2_mixed``: im2 = z_im * z_re (a wrong kernel's; re2 + im2 stays small while z grows
-    along z_im = -z_re, to inf - inf = NaN)."""
+    along z_im = -z_re, to inf - inf = NaN); ``every``: |z|^2 tested only before every
+    ``every``-th step (a wrong kernel's, two steps a test: a point that escapes between two
+    tests takes the steps up to the next, and counts them)."""
     f32 = np.float32
     arrays = np.broadcast_arrays(*(np.asarray(a, f32) for a in (z_re, z_im, c_re, c_im)))
     shape, (zr, zi, cr, ci) = arrays[0].shape, (a.ravel() for a in arrays)
@@ -60,7 +63,7 @@ def _counts(z_re, z_im, c_re, c_im, max_iter: int, bound=4, twice=2,
     ci = ci * np.float32(c_im_sign)
     cr = cr * np.float32(c_re_sign)
     with np.errstate(over="ignore", invalid="ignore"):   # a huge c may overflow: it escapes
-        for _ in range(max_iter):
+        for step in range(max_iter):
             re2, im2 = (zr * f32(2), zi * f32(2)) if squares_doubled else (zr * zr, zi * zi)
             im2 = zi * zr if im2_mixed else im2
             if int_squares:
@@ -70,6 +73,7 @@ def _counts(z_re, z_im, c_re, c_im, max_iter: int, bound=4, twice=2,
                      size <= f32(bound)) \
                 if not box else \
                 (np.abs(zr) <= f32(np.sqrt(bound))) & (np.abs(zi) <= f32(np.sqrt(bound)))
+            going |= step % every != 0       # between two tests every pixel takes its step
             if not going.all():              # drop the pixels that escaped
                 idx, zr, zi, cr, ci, re2, im2 = (a[going] for a in (idx, zr, zi, cr, ci, re2, im2))
                 if idx.size == 0:

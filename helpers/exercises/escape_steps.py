@@ -22,7 +22,7 @@ from helpers.exercises.escape import escape_counts, stopped_short, wrong_steps
 from helpers.exercises.escape_steps_models import (STEP_HINT, STEPS, counted_once_more, counts,
                                                   loop_never_ran, loop_without_braces,
                                                   size_cut_to_int, size_models, step_models,
-                                                  test_set_once)
+                                                  test_set_once, tested_every_second_step)
 from helpers.exercises.hidden import awkward, pick
 from helpers.exercises.kernel import KernelExercise, Launch
 from helpers.exercises.microscope import (accesses_of, body_words, kernel_words, observe,
@@ -208,6 +208,7 @@ def _mistakes(case, run):
             if (problem, hint) == START_AT_C and _test_after_the_step(run.kernel, max_iter):
                 yield AFTER_THE_STEP
             yield problem, hint
+    yield from tested_every_second_step(got, (c_re, c_im, want), max_iter, TOLERANCE)
     yield from size_cut_to_int(run.kernel, got, (c_re, c_im, want), max_iter, TOLERANCE)
     yield from _stored_in_the_loop(run.kernel, got, want, max_iter)
     yield from counted_once_more(run.kernel, got, want, max_iter, TOLERANCE)

@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from helpers.exercises.escape import escape_counts
+
 STEP_HINT = ("one step: re = z_re*z_re - z_im*z_im + c_re[i]; z_im = 2*z_re*z_im + c_im[i]; "
              "z_re = re; k++")
 
@@ -56,6 +58,25 @@ def counts(c_re, c_im, max_iter, start_at_c=False, new_re_in_im=False, strict=Fa
             k += going
     return k
 
+
+
+def tested_every_second_step(got, model, max_iter, tolerance):
+    """Counts of a loop that takes two steps a turn and tests |z|^2 once, before them (k += 2,
+    cut to max_iter after the loop): a point that escapes after an odd number of steps takes
+    and counts one step more. ``model``: (c_re, c_im, the right counts)."""
+    c_re, c_im, want = model
+    zero = np.zeros_like(c_re)
+    if np.mean(got != escape_counts(zero, zero, c_re, c_im, max_iter, every=2)) > tolerance:
+        return
+    p = int(np.argmax((got != want) & (want % 2 == 1)))
+    yield (f"the points that escape after an odd number of steps count one step more (point {p}: "
+           f"got {got[p]}, expected {want[p]}), the others right: the loop tests |z|^2 only every "
+           "second step, two steps a turn and k += 2, so a point that escapes at the first of the "
+           "two takes the second too and counts it", "test |z|^2 before every step: one step a "
+           "turn, while (k < max_iter && z_re * z_re + z_im * z_im <= 4.0f) { one step; k++; } "
+           "(c_re[i] and c_im[i] may still be read once, before the loop), or keep two steps a "
+           "turn, k++ after each, and between them the loop's test again: if (k >= max_iter || "
+           "z_re * z_re + z_im * z_im > 4.0f) break;")
 
 
 STEPS = {   # the wrong steps of helpers.exercises.escape that this kernel's loop can take

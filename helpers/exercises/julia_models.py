@@ -45,6 +45,7 @@ def wrong_loops(re, im, c_re, c_im, max_iter):
            "first tested", "test z before stepping it (in a Julia set z starts at the pixel's "
            "point, which may already lie outside): at the top of each turn float re2 = z_re * "
            "z_re, im2 = z_im * z_im; if (re2 + im2 > 4.0f) break; then the step and n++")
+    yield _tested_every_second_step(re, im, c_re, c_im, max_iter)
     yield from wrong_steps(re, im, c_re, c_im, max_iter, STEPS)
     yield (_own_loop(re, im, c_re, c_im, max_iter, np.subtract), "the escape test takes re2 - im2, "
            "the real part of z*z, for |z|^2: re2 - im2 > 4 is false whenever im2 >= re2, however "
@@ -93,6 +94,23 @@ def _tested_after_the_step(re, im, c_re, c_im, max_iter):
     with np.errstate(over="ignore", invalid="ignore"):
         first = (zr * zr - zi * zi + f32(c_re), f32(2) * zr * zi + f32(c_im))
     return 1 + escape_counts(*first, c_re, c_im, max_iter - 1)
+
+
+def _tested_every_second_step(re, im, c_re, c_im, max_iter):
+    """(counts, problem, hint) of a loop that takes two steps a turn and tests |z|^2 once, before
+    them (n += 2, cut to max_iter after the loop): a pixel that escapes after an odd number of
+    steps takes and counts one step more."""
+    wrong = escape_counts(re, im, c_re, c_im, max_iter, every=2)
+    right = escape_counts(re, im, c_re, c_im, max_iter)
+    y, x = np.argwhere(wrong != right)[0]
+    return (wrong, "the pixels that escape after an odd number of steps count one step more "
+            f"(pixel (x={x}, y={y}): {wrong[y, x]} where {right[y, x]} is right), the others "
+            "right: the escape test comes only every second step, two steps a turn and n += 2, "
+            "so a pixel that escapes at the first of the two takes the second too and counts it",
+            "test |z|^2 before every step: at the top of each turn float re2 = z_re * z_re, im2 "
+            "= z_im * z_im; if (re2 + im2 > 4.0f) break; then one step and n++ (or keep two "
+            "steps a turn, n++ after each, and between them break if n >= max_iter or the new "
+            "z's re2 + im2 > 4.0f)")
 
 
 def _own_loop(re, im, c_re, c_im, max_iter, size, im_is_re=False):

@@ -26,6 +26,7 @@ from helpers.exercises.mandelbrot_rows_loop import (carried_over, runs_of_neighb
 from helpers.exercises.mandelbrot_rows_models import (args, escape_never_leaves, reference,
                                                       returned_on_escape, row_times_width,
                                                       store_swapped, stored_ahead, wrong_images)
+from helpers.exercises.mandelbrot_rows_unrolled import unguarded_pixels_of_a_pass
 from helpers.exercises.microscope import observe, stopped, with_stopped, written_by_two, written_twice
 
 # (width, height, threads per block, max_iter): rows longer than a block, not a multiple of it;
@@ -258,6 +259,7 @@ def _mistakes(case, run):
                            "store n in iters[y * width + x]")
     yield from _rows_from_the_bottom(case, run)
     yield from stored_ahead(case, run, reference(case), TOLERANCE)
+    yield from unguarded_pixels_of_a_pass(case, run, _launch)
     if run.out.past.size:
         yield ("iters was written past its end: some thread's x reached width",
                "stop the loop while x < width: " + LOOP_HINT)

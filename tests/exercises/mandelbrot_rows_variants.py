@@ -39,6 +39,14 @@ LOOP_BOUNDS = {
     "bound_of_the_block": ([("x < width;", "x < blockDim.x;")],
                            "only the first 64 pixels of each row were drawn, one a thread: x "
                            "stopped below blockDim.x = 64, not width = 203"),
+    # blind audit AO (was 'iters was written past its end: some thread's x reached width ...
+    # Hint: stop the loop while x < width', the test the first pixel has): two pixels a pass,
+    # the second, x + blockDim.x, never tested against width
+    "second_pixel_of_a_pass_unguarded": ([(LOOP, "for (int x0 = threadIdx.x; x0 < width; x0 += 2 * "
+                                                 "blockDim.x)\n    for (int u = 0; u < 2; u++) {\n"
+                                                 "        int x = x0 + u * blockDim.x;")],
+                                         "the second pixel of each pass, x + blockDim.x, was drawn "
+                                         "without a test against width"),
 }
 LOOP_BOUND_HINTS = {
     "bound_of_whole_passes": "loop while x < width",
@@ -47,4 +55,6 @@ LOOP_BOUND_HINTS = {
     "bound_of_the_height": "x < width",
     "bound_of_the_block": "bound x by the row's width, not the block's threads: for (int x = "
                           "threadIdx.x; x < width; x += blockDim.x)",
+    "second_pixel_of_a_pass_unguarded": "test every pixel of a pass against width, not only the "
+                                        "first",
 }

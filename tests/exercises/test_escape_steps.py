@@ -195,6 +195,16 @@ WRONG = {
                               + "        k++;\n", "    while (k < max_iter) {\n" + STEP
                               + "        if (z_re * z_re + z_im * z_im > 4.0f)\n            break;\n"
                               "        k++;\n")], "every point that escapes counts one step short"),
+    # blind audit AO (was '48.2% of the counts differ from NumPy's ... Hint: one step: ...'):
+    # two steps a test, k += 2 cut to max_iter, c read once: |z|^2 tested every second step
+    "tested_every_second_step": ([("    int k = 0;\n", "    int k = 0;\n    float cr = c_re[i], ci = c_im[i];\n"),
+                                  (STEP, (STEP + STEP.replace("float re", "re"))
+                                   .replace("c_re[i]", "cr").replace("c_im[i]", "ci")),
+                                  ("        k++;\n    }\n", "        k += 2;\n    }\n"
+                                   "    if (k > max_iter)\n        k = max_iter;\n")],
+                                 "the points that escape after an odd number of steps count one "
+                                 "step more (point 4: got 4, expected 3), the others right: the "
+                                 "loop tests |z|^2 only every second step"),
     "n_for_max_iter": ([("while (k < max_iter", "while (k < n")], "the loop runs up to n steps"),
     # audit E: Python's tuple assignment (C's comma operator); the real part's temporary an int;
     # the loop's conditions joined with || (an endless loop)
@@ -250,6 +260,13 @@ RIGHT = {
                            "    for (; k < max_iter; k++) {\n"
                            "        if (z_re * z_re + z_im * z_im > 4.0f)\n            break;\n"),
                           ("        z_re = re;\n        k++;\n", "        z_re = re;\n")],
+    # the hint's way to keep two steps a turn: the loop's test again between them
+    "two_steps_a_turn_tested_between": [("        k++;\n    }\n", "        k++;\n"
+                                         "        if (k >= max_iter || z_re * z_re + z_im * z_im > 4.0f)\n"
+                                         "            break;\n" + STEP.replace("float re", "re")
+                                         + "        k++;\n    }\n"),
+                                        ("    int k = 0;\n", "    int k = 0;\n    float re;\n"),
+                                        ("        float re = ", "        re = ")],
     "old_z_kept": [(STEP, "        float old_re = z_re;\n"
                           "        z_re = z_re * z_re - z_im * z_im + c_re[i];\n"
                           "        z_im = 2.0f * old_re * z_im + c_im[i];\n")],
@@ -324,7 +341,8 @@ HINTS = {"k_declared_again_in_the_for": "don't declare k again, so that the loop
          "no_guard": "send the spare threads away before they read: if (i >= n) return;",
          "guard_of_the_grid": "if (i >= n) return;",
          "index_without_the_block": "int i = blockIdx.x * blockDim.x + threadIdx.x;",
-         "store_at_thread_index": "store each point's count at its own index: steps[i] = k;"}
+         "store_at_thread_index": "store each point's count at its own index: steps[i] = k;",
+         "tested_every_second_step": "test |z|^2 before every step"}
 
 
 @pytest.mark.parametrize("name", simulator_only(list(WRONG), SIMULATOR_ONLY))

@@ -280,6 +280,16 @@ WRONG = [
                           "            break;\n")),
      ["the pixels whose z starts outside |z| = 2 (|z|^2 > 4 at the pixel's point) count 1, not 0",
       "the escape test comes after the step", "Hint: test z before stepping it"]),
+    # blind audit AO (was '40.8% of the pixels differ ... the new z_re and z_im must both be
+    # computed from the old values'): two steps a turn, one escape test, n += 2 cut to max_iter
+    ("tested_every_second_step", variant(KERNEL, (
+        "        n++;\n    }\n", "        re2 = z_re * z_re; im2 = z_im * z_im;\n"
+                                  "        z_im = 2.0f * z_re * z_im + c_im;\n"
+                                  "        z_re = re2 - im2 + c_re;\n        n += 2;\n    }\n"
+                                  "    if (n > max_iter) n = max_iter;\n")),
+     ["the pixels that escape after an odd number of steps count one step more (pixel (x=0, "
+      "y=0): 2 where 1 is right), the others right: the escape test comes only every second "
+      "step", "Hint: test |z|^2 before every step"]),
     *INDEXING,
 ]
 

@@ -293,6 +293,11 @@ RIGHT = {
                                                           "        x += blockDim.x;\n")],
     "a_guard_on_y": [("int y = blockIdx.x;", "int y = blockIdx.x;\n    if (y >= height)\n"
                                              "        return;")],
+    # two pixels a pass, the second tested against width too (the hint's way to keep them)
+    "two_pixels_a_pass_each_tested": [(LOOP, "for (int x0 = threadIdx.x; x0 < width; x0 += 2 * "
+                                             "blockDim.x)\n    for (int u = 0; u < 2; u++) {\n"
+                                             "        int x = x0 + u * blockDim.x;\n"
+                                             "        if (x >= width)\n            break;")],
     # a needless barrier, but one every thread reaches in every pass: the passes' count is the
     # block's, and the pixels past the row's end skip only the pass's work
     "a_barrier_in_whole_passes": [(LOOP, "for (int x0 = 0; x0 < width; x0 += blockDim.x) {\n"
