@@ -28,6 +28,7 @@ from helpers.exercises.gray_coalesced_models import (blocks_of, bracket_slip, by
 from helpers.exercises.gray_coalesced_order import (SPLITS, column_by_a_mask, index_by_columns,
                                                     past_splits, split_by_the_block,
                                                     swapped_pixels)
+from helpers.exercises.gray_coalesced_staged import staged_without_a_barrier
 from helpers.exercises.hidden import awkward, pick
 from helpers.exercises.kernel import KernelExercise, Launch
 from helpers.exercises import microscope
@@ -125,11 +126,13 @@ def _launch(case):
 
 
 def _observed(kernels, case):
-    """The race check's launch on the simulator: two threads that store into one pixel."""
-    return written_twice(kernels, _launch(case), "each thread converts only its own pixel, t = "
-                         "blockIdx.x * blockDim.x + threadIdx.x: x = t % width, y = t / width, "
-                         "then gray[y * width + x] = ...; no loop over all the pixels",
-                         did="wrote the same pixel,", items="pixels", key="race")
+    """The race check's launch on the simulator: rgb staged in shared memory with no barrier,
+    two threads that store into one pixel."""
+    yield from staged_without_a_barrier(kernels, _launch(case), "race")
+    yield from written_twice(kernels, _launch(case), "each thread converts only its own pixel, "
+                             "t = blockIdx.x * blockDim.x + threadIdx.x: x = t % width, y = t / "
+                             "width, then gray[y * width + x] = ...; no loop over all the pixels",
+                             did="wrote the same pixel,", items="pixels", key="race")
 
 
 def _mistakes(case, run):
@@ -179,6 +182,7 @@ def _mistakes(case, run):
                "0.114 and blue red's 0.299", "rgb holds each pixel's red, green, blue in that "
                "order: bt601_gray(rgb[3 * i], rgb[3 * i + 1], rgb[3 * i + 2])")
     if wrong.size:
+        yield from staged_without_a_barrier(run.kernel, run.launch, f"race in {case}")
         yield from _weights_swapped(out.got, run.model, wrong)
         yield from plain_average(out.got, run.model, wrong)
         for model in (channels_as_char, pixel_stride_left_out, planes_read, bracket_slip,

@@ -23,7 +23,7 @@ from helpers.exercises.origin import Wrong
 from helpers.exercises.kernel import KernelExercise, Launch, traced_back
 from helpers.exercises.multiply_vectors_models import (INDEX_HINT, guard_of_the_blocks,
                                                         place_from_y, plus_sign_for_add,
-                                                        written_by, written_where)
+                                                        two_a_thread, written_by, written_where)
 
 # (threads per block, blocks): n = their product; last a small one on the simulator, race-checked
 CASES = [(128, 7), (32, 13), (256, 3), (8, 3, "observe")]
@@ -187,6 +187,7 @@ def _mistakes(case, run):
     if blocks > 1 and np.array_equal(every, np.arange(size)):
         yield from first_block_only(run.kernel)
     yield from written_where(every, size, n)
+    yield from two_a_thread(run, every, size, n)
     yield from place_from_y(run.kernel, every, size, n)
     yield from guard_of_the_blocks(run, every, size, n)
     for index, problem, hint in INDEXES + SHIFTS:

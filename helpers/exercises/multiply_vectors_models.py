@@ -142,3 +142,28 @@ def plus_sign_for_add(kernels, first_block):
                f"instead of adding to it, and {words[s]} counts from 0 again in every block",
                f"add with +=: {words[s]} += {added} (or in one line: {INDEX_HINT})")
         return
+
+
+def two_a_thread(run, every, size, n):
+    """out[0] to out[2n - 1] written (``every``), thread i of the grid storing out[2i] and
+    out[2i + 1] (one float2 or two floats) in a trace of ``run``'s launch on the simulator: two
+    elements a thread, as float2 loads take them, in a launch of one thread per element."""
+    from helpers.exercises.microscope import accesses_of
+
+    if not np.array_equal(every, np.arange(2 * n)):
+        return
+    kept = accesses_of(run.kernel, run.launch, f"two a thread of {n}", 8 * n)
+    if kept is None:
+        return
+    stores = kept[kept["write"] & ~kept["shared"]]
+    got = {(int(b) * size + int(t), int(i) + k) for b, t, i, w in
+           zip(stores["block"], stores["thread"], stores["index"], stores["bytes"])
+           for k in range(max(int(w) // 4, 1))}
+    if got != {(g, 2 * g + k) for g in range(n) for k in (0, 1)}:
+        return
+    yield (f"every thread wrote two elements, out[2 * i] and out[2 * i + 1] (as a float2 at i "
+           f"does), but the grid has one thread per element, so the threads with i = {n // 2} to "
+           f"{n - 1} wrote out[{n}] to out[{2 * n - 1}], past the end (and read a and b past it)",
+           "one element a thread here: the launch gives each element its own thread, so each "
+           "thread reads and stores floats, out[i] = a[i] * b[i] (two elements a thread, by "
+           "float2, needs a grid of half as many threads)")

@@ -26,8 +26,8 @@ from helpers.exercises.microscope import (kernel_words, observe, source_line, wr
 from helpers.exercises.origin import Wrong
 from helpers.exercises.sepia_guard import read_before_the_guard
 from helpers.exercises.sepia_models import (CHANNEL_NAMES, JUNK, SEPIA, _differs, _larger_kept,
-                                            clamped_low, copied_channel, mixed_up, near,
-                                            one_channel, reference)
+                                            clamped_low, copied_channel, integer_weights,
+                                            mixed_up, near, one_channel, reference)
 
 CASES = [Grid(37, 53, (16, 16)), Grid(71, 45, (32, 8))]  # odd sides, wide and tall, two blocks
 
@@ -356,6 +356,7 @@ def _wrong_values(rgb, got, block=None, models=(), first_pixel=0):
                f"around: the {CHANNEL_NAMES[c]} sum was kept in an unsigned char",
                "keep each sum a float (float r2 = ...), then round and clamp it as you store it: "
                "(unsigned char)fminf(r2 + 0.5f, 255.0f)")
+    yield from integer_weights(rgb, got, wrong)
     yield from copied_channel(rgb, got, exact)
     yield from mixed_up(rgb, got, LAYOUT_HINT)
     shape = (-1,) if block else (got.shape[0], -1)

@@ -42,11 +42,33 @@ class Above(NamedTuple):
     guard_at: int
 
 
+def _own_if_test(code, read) -> str:
+    """The test of the if whose body is the statement of ``read`` (a match: array, index), its
+    spaces made single: if (base + k < total) s[k] = rgb[base + k]; (or { ... }), "" where there
+    is none."""
+    start = max(code.rfind(c, 0, read.start()) for c in ";}") + 1
+    ifs = list(re.finditer(r"\bif\s*\(", code[start:read.start()]))
+    if not ifs:
+        return ""
+    end, depth = start + ifs[-1].end(), 1
+    while depth and end < read.start():
+        depth += {"(": 1, ")": -1}.get(code[end], 0)
+        end += 1
+    return " ".join(code[start + ifs[-1].end():end - 1].split())
+
+
+def _guarded_by_its_if(code, read) -> bool:
+    """Whether ``read``'s own if (``_own_if_test``) tests its index, as a whole."""
+    index = re.escape(" ".join(read[2].split()))
+    return bool(re.search(rf"(?<![\w.]){index}(?![\w.])", _own_if_test(code, read)))
+
+
 def read_above_the_guard(code, kernel, bounds, arrays=()):
     """The first read of one of ``arrays`` (none given: the kernel's first parameter, as the code
     names it) in kernel ``kernel``'s text in ``code`` (comments blanked here, every offset kept)
     above its bounds guard, the first if that tests one of the names ``bounds``; a read whose
-    index is clamped (min, ?:) is safe and not one. An Above, or None."""
+    index is clamped (min, ?:), or whose own if tests its index (``_guarded_by_its_if``), is safe
+    and not one. An Above, or None."""
     code = _COMMENT.sub(lambda m: re.sub(r"[^\n]", " ", m[0]), code)
     name = re.search(rf"\b{re.escape(kernel)}\s*\(\s*[^,)]*?(\w+)\s*,", code)
     guard = name and re.compile(rf"\bif\s*\(([^;{{]*\b(?:{'|'.join(bounds)})\b[^;{{]*)\)").search(
@@ -55,7 +77,7 @@ def read_above_the_guard(code, kernel, bounds, arrays=()):
         return None
     reads = re.compile(rf"\b({'|'.join(arrays or [name[1]])})\s*\[([^\]]*)\]")
     for read in reads.finditer(code, name.end(), guard.start()):
-        if not re.search(r"\bmin\b|\?", read[2]):
+        if not re.search(r"\bmin\b|\?", read[2]) and not _guarded_by_its_if(code, read):
             return Above(read[1], " ".join(read[2].split()), read.start(), " ".join(guard[1].split()),
                          guard.start())
     return None

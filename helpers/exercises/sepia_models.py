@@ -312,3 +312,42 @@ def four_bytes_a_pixel(rgb, out, thread="thread"):
            f"quarter wrote past its end{reads}", "pixel i's bytes are 3*i, 3*i + 1 and 3*i + 2 "
            "in rgb and in out alike: read rgb[3 * i], rgb[3 * i + 1], rgb[3 * i + 2] and store "
            "out[3 * i], out[3 * i + 1], out[3 * i + 2], with i = y * width + x")
+
+
+DENOMINATORS = (*(2 ** k for k in range(5, 17)), 100)
+"""The fractions integer weights may count in, for speed: 1/32ths to 1/65536ths (a shift), and
+1/100ths. In 1/1000ths the matrix's weights are whole numbers, and the sums right."""
+
+
+def _fixed_point(rgb, denominator, to_whole, half):
+    """The sepia of a kernel whose weights are integers in 1/``denominator``ths (the matrix's
+    times the denominator, made whole by ``to_whole``), with ``half`` added before the division:
+    its weights and its output."""
+    weights = to_whole(SEPIA * denominator).astype(np.int64)
+    sums = (rgb.astype(np.int64) @ weights.T + half) // denominator
+    return weights, np.minimum(sums, 255).astype(np.uint8)
+
+
+def integer_weights(rgb, got, wrong):
+    """The sepia of a kernel whose weights are integers in 1/Dths (``DENOMINATORS``), rounded or
+    cut from the matrix's, its sums rounded (+ D / 2) or cut before the division: equal to
+    ``got`` everywhere, where ``wrong`` (where it is not NumPy's) is not empty."""
+    want = reference(rgb)
+    off = int(np.abs(got.astype(int) - want.astype(int)).max())
+    y, x, c = np.argwhere(wrong)[0]
+    at = (f"x = {x}, y = {y}, {CHANNEL_NAMES[c]}: got {got[y, x, c]}, expected "
+          f"{want[y, x, c]}")
+    for d, to_whole, half in itertools.product(DENOMINATORS, (np.round, np.floor), (1, 0)):
+        weights, model = _fixed_point(rgb, d, to_whole, half * d // 2)
+        if np.array_equal(got, model):
+            w = weights[0]
+            yield (f"{int(wrong.sum())} of {got.size} values are {'one' if off == 1 else 'up to'}"
+                   f"{'' if off == 1 else f' {off}'} off ({at}): the weights are integers in "
+                   f"1/{d}ths, {w[0]}, {w[1]} and {w[2]} for red and so on, which are not the "
+                   f"matrix's: {w[0]} / {d} = {w[0] / d:.4f}, not {SEPIA[0, 0]}, so the sums come "
+                   f"out slightly off{'' if half else ', and are cut, not rounded'}, and land on "
+                   "the next level in many pixels", "keep the matrix's float weights: float r2 = "
+                   "0.393f * r + 0.769f * g + 0.189f * b, and so on, then (unsigned char)fminf(r2 "
+                   f"+ 0.5f, 255.0f): no whole number of 1/{d}ths is 0.393 (integers in "
+                   "1/1000ths are: (393 * R + 769 * G + 189 * B + 500) / 1000)")
+            return

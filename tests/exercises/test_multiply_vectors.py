@@ -191,6 +191,16 @@ WRONG = {
     "b_at_half_the_index": ((STORE, "out[i] = a[i] * b[i / 2];"), "895 of 896 elements are wrong",
                             "out[1] was stored by thread (1, 0, 0) of block (0, 0, 0) at line",
                             "which loaded a[1] and b[0]"),
+    # blind audit AO (was 'out[896] and beyond were written, past out[n - 1] ... Hint: i =
+    # blockIdx.x * blockDim.x + threadIdx.x ...', the index the learner has): float2 loads, two
+    # elements a thread, in a launch of one thread per element
+    "float2_a_thread": ((STORE, "float2 va = reinterpret_cast<const float2 *>(a)[i];\n"
+                                "    float2 vb = reinterpret_cast<const float2 *>(b)[i];\n"
+                                "    reinterpret_cast<float2 *>(out)[i] = "
+                                "make_float2(va.x * vb.x, va.y * vb.y);"),
+                        "every thread wrote two elements, out[2 * i] and out[2 * i + 1]",
+                        "out[896] to out[1791], past the end",
+                        "Hint: one element a thread here"),
     # near misses (helpers.exercises.near): a factor, a constant
     "halved": (("out[i] = a[i] * b[i];", "out[i] = a[i] * b[i] / 2;"),
                "every element of out is 0.5 times the right value", "divides by"),

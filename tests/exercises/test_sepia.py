@@ -19,6 +19,15 @@ WRITE_R = "    out[3 * i]     = (unsigned char)fminf(r2 + 0.5f, 255.0f);   // ro
 WRITE_G = "    out[3 * i + 1] = (unsigned char)fminf(g2 + 0.5f, 255.0f);\n"
 WRITE_B = "    out[3 * i + 2] = (unsigned char)fminf(b2 + 0.5f, 255.0f);\n"
 READ = "float r = rgb[3 * i], g = rgb[3 * i + 1], b = rgb[3 * i + 2];"
+FLOAT_SUMS = KERNEL[KERNEL.index(READ):KERNEL.index(WRITE_B) + len(WRITE_B)]
+# the sums in integer weights ({w}: the nine, row by row), {h} added to round, then {s} to scale
+FIXED_SUMS = ("int R = rgb[3 * i], G = rgb[3 * i + 1], B = rgb[3 * i + 2];\n"
+              "    int r2 = ({w[0]} * R + {w[1]} * G + {w[2]} * B + {h}){s};\n"
+              "    int g2 = ({w[3]} * R + {w[4]} * G + {w[5]} * B + {h}){s};\n"
+              "    int b2 = ({w[6]} * R + {w[7]} * G + {w[8]} * B + {h}){s};\n"
+              "    out[3 * i] = (unsigned char)min(r2, 255);\n"
+              "    out[3 * i + 1] = (unsigned char)min(g2, 255);\n"
+              "    out[3 * i + 2] = (unsigned char)min(b2, 255);\n")
 
 
 def each_channel(old, new):
@@ -225,12 +234,26 @@ WRONG = {
                                "37 image (the grid has 64 x 48 threads) read before they return, "
                                "past the end of rgb, as far as rgb[7664] (rgb holds 5883 bytes",
                                "Hint: the guard must come before any access to memory")),
+    # blind audit AO (was '1578 of 5883 values are wrong (the first is x = 0, y = 0, blue: got 112,
+    # expected 111) ... Hint: pixel i's red, green and blue are at 3*i, ...', the weights not
+    # named): for speed, integer weights in 1/256ths, (101 * R + 197 * G + 48 * B + 128) >> 8
+    "weights_in_256ths": ([(FLOAT_SUMS, FIXED_SUMS.format(h=128, s=" >> 8", w=(
+        101, 197, 48, 89, 176, 43, 70, 137, 34)))],
+                          ("values are one off", "the weights are integers in 1/256ths, "
+                           "101, 197 and 48 for red", "101 / 256 = 0.3945, not 0.393",
+                           "Hint: keep the matrix's float weights")),
 }
+
+
+# blind audit AO: integer weights in 1/1000ths, which weights_in_256ths's hint names, are the
+# matrix's own, and right
+IN_1000THS = FIXED_SUMS.format(h=500, s=" / 1000", w=(393, 769, 189, 349, 686, 168, 272, 534, 131))
 
 
 @pytest.fixture(scope="module")
 def kernels():
     return compile_variant_pairs("sepia", {"solution": KERNEL,
+                                           "in_1000ths": variant(KERNEL, (FLOAT_SUMS, IN_1000THS)),
                                            **{name: variant(KERNEL, *r) for name, (r, _) in WRONG.items()}})
 
 
@@ -241,8 +264,9 @@ def test_stub_fails(capsys):
     assert "only block 0's pixels were written" in out
 
 
-def test_inline_right_kernel_passes(kernels, capsys):
-    assert check_sepia_kernel(*kernels["solution"]).passed is True
+@pytest.mark.parametrize("name", ["solution", "in_1000ths"])
+def test_inline_right_kernel_passes(name, kernels, capsys):
+    assert check_sepia_kernel(*kernels[name]).passed is True
     assert capsys.readouterr().out.startswith("PASS: ")
 
 

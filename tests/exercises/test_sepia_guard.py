@@ -35,3 +35,13 @@ def test_a_clamped_read_is_safe_and_not_named():
 def test_without_arrays_the_kernels_first_parameter_is_looked_for():
     assert _above("scale[z]", arrays=())[1] is None        # only vol, and vol is read below
     assert _above("vol[z]", arrays=())[1].array == "vol"
+
+
+def test_a_read_whose_own_if_tests_its_index_is_safe_and_not_named():
+    """blind audit AO: gray_coalesced's bytes staged in shared memory, each load under its own
+    guard, if (base + k < total), above the pixel's bounds guard (was named a read past the
+    end)."""
+    assert _above("0.0f;\n    if (z + 1 < total) s = scale[z + 1]")[1] is None
+    assert _above("0.0f;\n    if (z + 1 < total) { s = scale[z + 1]; }")[1] is None
+    assert _above("0.0f;\n    if (x < total) s = scale[z + 1]")[1].index == "z + 1"
+    assert _above("0.0f;\n    if (z < total) s = scale[z + 1]")[1].index == "z + 1"
