@@ -29,7 +29,7 @@ from helpers.exercises.add_into_models import (LOOP_HINT, after_a_barrier_in_the
 from helpers.exercises.add_into_passes import rounded_down, rounded_up
 from helpers.exercises.kernel import KernelExercise, Launch, traced_back
 from helpers.exercises.origin import Wrong
-from helpers.exercises.unrolled import FACTORS, handled, left_out, tail_hint, unrolled_words
+from helpers.exercises.unrolled import no_tail
 from helpers.exercises.unbraced import unbraced_loop
 
 # (n, threads per block, blocks): fewer threads than n (twice), then more threads than n; last
@@ -164,13 +164,10 @@ def _mistakes(case, run):
 def _unrolled_no_tail(visits, n, threads):
     """Each element added to once, but the last few of each thread whose elements are not a
     multiple of k in number never: the loop unrolled by k with no tail (``unrolled``)."""
-    for k in FACTORS:
-        model = handled(n, threads, k)
-        if not model.all() and np.array_equal(visits, model):
-            missed = np.flatnonzero(~model)
-            yield (f"{missed.size} of {n} elements were never added to (the first is "
-                   f"y[{missed[0]}]), left over by {left_out(n, threads, k)}: "
-                   f"{unrolled_words(k)}", tail_hint("y[i] += x[i];"))
+    for done, problem, hint in no_tail(n, threads, "elements were never added to", "y[{}]",
+                                       "y[i] += x[i];"):
+        if np.array_equal(visits, done):
+            yield problem, hint
             return
 
 

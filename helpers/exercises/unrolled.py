@@ -12,6 +12,20 @@ FACTORS = (2, 3, 4)
 """The unroll factors tried, two first."""
 
 
+def no_tail(n, threads, lost, element, statement):
+    """(the elements handled, problem, hint) of a grid-stride loop of ``threads`` threads
+    unrolled by each factor k that leaves some of the n elements out: ``lost`` says what became
+    of those ("elements were never added to"), ``element`` names one ("y[{}]"), and
+    ``statement`` is what the tail does for each ("y[i] += x[i];")."""
+    for k in FACTORS:
+        done = handled(n, threads, k)
+        if not done.all():
+            missed = np.flatnonzero(~done)
+            yield (done, f"{missed.size:,} of the {n:,} {lost} (the first is "
+                         f"{element.format(missed[0])}), left over by {left_out(n, threads, k)}: "
+                         f"{unrolled_words(k)}", tail_hint(statement))
+
+
 def handled(n, threads, k):
     """Whether each element below n is handled by a grid-stride loop of ``threads`` threads
     unrolled by k with no tail: thread t's j-th element, t + j * threads, where j is below its
@@ -47,5 +61,5 @@ def tail_hint(statement):
     """The hint that keeps the unrolled loop and adds its tail: ``statement`` (y[i] += x[i];)
     for each element left, after the loop."""
     return ("keep the unrolled loop and add the tail it leaves: declare i before the loop and, "
-            f"after it, for (; i < n; i += stride) {statement} (with two a turn, at most one is "
-            f"left: if (i < n) {statement})")
+            f"after it, for (; i < n; i += stride) {statement} (stride: the grid's threads; with "
+            f"two a turn, at most one is left: if (i < n) {statement})")

@@ -115,7 +115,7 @@ WRONG = {
                                  "    for (int i = blockIdx.x * blockDim.x + threadIdx.x; "
                                  "i + stride < n; i += 2 * stride) {\n        y[i] += x[i];\n"
                                  "        y[i + stride] += x[i + stride];\n    }"),
-                                "24 of 1000 elements were never added to (the first is "
+                                "24 of the 1,000 elements were never added to (the first is "
                                 "y[936]), left over by threads 40 to 63 (1 each): the loop, "
                                 "unrolled by 2, handles i and i + stride while i + stride < n"),
     # blind audit TKA-add_into-1: the loop's test against the stride, i < stride (was 'only the
