@@ -29,6 +29,7 @@ from helpers.exercises.add_into_models import (LOOP_HINT, after_a_barrier_in_the
 from helpers.exercises.add_into_passes import rounded_down, rounded_up
 from helpers.exercises.kernel import KernelExercise, Launch, traced_back
 from helpers.exercises.origin import Wrong
+from helpers.exercises.unrolled import no_tail
 from helpers.exercises.unbraced import unbraced_loop
 
 # (n, threads per block, blocks): fewer threads than n (twice), then more threads than n; last
@@ -148,6 +149,7 @@ def _mistakes(case, run):
     yield from rounded_down(run, visits, n, threads)
     yield from stepped_too_far(visits, n, threads, run.kernel)
     yield from stopped_a_stride_early(visits, n, threads)
+    yield from _unrolled_no_tail(visits, n, threads)
     missed = np.flatnonzero(visits == 0)
     if missed.size:
         yield (f"{missed.size} of {n} elements were never added to (the first is "
@@ -157,6 +159,16 @@ def _mistakes(case, run):
     yield Wrong(f"{int((got != y + x).sum())} of {n} elements are wrong (the first is "
                 f"y[{first}] = {got[first]}, expected {y[first] + x[first]})",
                 "y[i] += x[i], once for each i < n", "y", first)
+
+
+def _unrolled_no_tail(visits, n, threads):
+    """Each element added to once, but the last few of each thread whose elements are not a
+    multiple of k in number never: the loop unrolled by k with no tail (``unrolled``)."""
+    for done, problem, hint in no_tail(n, threads, "elements were never added to", "y[{}]",
+                                       "y[i] += x[i];"):
+        if np.array_equal(visits, done):
+            yield problem, hint
+            return
 
 
 def _stride_past_n(run, visits, n, block, blocks):

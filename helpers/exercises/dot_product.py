@@ -22,6 +22,7 @@ from helpers.exercises.hidden import awkward
 from helpers.exercises.kernel import KernelExercise, Launch
 from helpers.exercises.microscope import (accesses_of, body_words, kernel_words, observe,
                                          observed_mistakes, syncwarp_first)
+from helpers.exercises.unrolled import no_tail
 from helpers.exercises.verdict import matches
 
 RTOL, GUARD = 1e-5, 16
@@ -154,7 +155,7 @@ def _mistakes(case, run):
     if _close(got, products[first].sum()):
         yield from read_not_added(accesses_of(kernels, _launch(PLACES), "warp sums read", 4096),
                                   PLACES["block"] // 32, body_words(kernels))
-    yield from matches(got, wrong_sums(products, case["block"], case["grid"]), _close)
+    yield from _known_sums(got, products, case)
     yield from _unset(kernels)
     yield from _not_shared(kernels)
     yield from _first_warp_only(kernels)   # on a GPU, the warp_sums never stored hold garbage
@@ -169,6 +170,15 @@ def _mistakes(case, run):
            "y[i] over its i (grid-stride loop), warp_sum adds a warp's 32 values, and the first "
            "warp adds only the block's warps' sums (lane < blockDim.x / 32), the other lanes "
            "adding 0")
+
+
+def _known_sums(got, products, case):
+    """The known mistakes whose sum is ``got``: the plan's wrong shapes (``wrong_sums``), then
+    the grid-stride loop unrolled with no tail (``unrolled``)."""
+    yield from matches(got, wrong_sums(products, case["block"], case["grid"]), _close)
+    yield from matches(got, ((products[done].sum(), *said) for done, *said in no_tail(
+        products.size, case["block"] * case["grid"], "products were never counted",
+        "x[{0}] * y[{0}]", "v += x[i] * y[i];")), _close)
 
 
 def _one_vector_squared(got, launch, products):

@@ -22,11 +22,13 @@ from helpers.exercises.multiply_vectors import (INDEXES, NO_GUARD, read_past_blo
                                                 stored_at_thread)
 from helpers.exercises.multiply_vectors_models import written_by
 from helpers.exercises.origin import Wrong
+from helpers.exercises.scale_vector_index import FLOAT_EXACT, index_type, narrow_index
 from helpers.exercises.scale_vector_models import (ALPHA, FILL, a_factor_of_its_own,
                                                    alpha_cut_to_an_int, blocks_from_1, bound_of_two,
                                                    divided_by_alpha, guard_after_the_store,
                                                    guard_in_bytes, multiplied_into, one_left_out,
                                                    one_past_the_end, read_above_the_guard,
+                                                   second_element_unguarded,
                                                    unsigned_difference, while_for_if,
                                                    whole_blocks_alone)
 
@@ -36,7 +38,6 @@ from helpers.exercises.scale_vector_models import (ALPHA, FILL, a_factor_of_its_
 # whose threads all lie past n; a small one on the simulator, race-checked; last, once every
 # other case passed, n past 2^24, where a float stops holding every whole number (an index kept in
 # a float sends two threads to one element there).
-FLOAT_EXACT = 1 << 24
 CASES = [(1000, 256, 0), (37, 64, 0), (5000, 128, 3), (20, 8, 0, "observe"),
          (FLOAT_EXACT + 37, 256, 0)]
 
@@ -117,7 +118,7 @@ def _mistakes(case, run):
     if unwritten.all():
         yield ("nothing was written: y still holds the NaN it was filled with",
                "each thread should store its result with y[i] = ...")
-    yield from _index_type(n, block * (-(-n // block) + extra), unwritten)
+    yield from index_type(n, block * (-(-n // block) + extra), unwritten)
     yield from stored_at_thread(got, unwritten, want, block, "y", lambda: read_past_block_0(
         run.kernel, _launch((3 * block, block, 0)), block))
     if n > block and right[:block].all() and unwritten[block:].all():
@@ -173,30 +174,6 @@ def _block_stride(race, block):
                "several elements steps by the whole grid, blockDim.x * gridDim.x)")
 
 
-def _index_type(n, threads, unwritten):
-    """The elements never written show the index held in a type that cannot hold every i: a
-    float, or an unsigned short."""
-    yield from _float_index(n, threads, unwritten)
-    yield from _unsigned_short_index(n, threads, unwritten)
-
-
-def _float_index(n, threads, unwritten):
-    """The elements a kernel whose index went through a float never writes: past 2^24 a float
-    holds only even numbers, so odd threads round onto their neighbours' elements (the last two
-    left out of the comparison: the guard may compare the float or the int)."""
-    if n <= FLOAT_EXACT or not unwritten.any():
-        return
-    index = np.arange(threads).astype(np.float32).astype(np.int64)
-    missed = np.ones(n, bool)
-    missed[index[index < n]] = False
-    if np.array_equal(unwritten[:-2], missed[:-2]):
-        yield (f"{int(unwritten.sum())} of {n} elements were never written, all past 2^24 = "
-               f"{FLOAT_EXACT} (the first is y[{int(np.argmax(unwritten))}]): the index went "
-               "through a float, which holds every whole number only up to 2^24; past it, two "
-               "threads round to one element and the odd ones are skipped",
-               "keep the index an int: int i = blockIdx.x * blockDim.x + threadIdx.x")
-
-
 def _block_start_guard(case, run, right):
     """y right, and past n every element of the last block written, as far as its end: a guard
     that lets through every thread of a block whose first element is below n (the block's start
@@ -224,6 +201,9 @@ def _past_n(run, n, threads, right):
     whose i is n. Every element a thread reached written: no guard, or one that covers the load
     but not the store."""
     past = run.out.past
+    if past.size and right.all():
+        yield from second_element_unguarded(run.kernel, _launch((20, 8, 0)), f"y[{past[0]}] to "
+                                            f"y[{past[-1]}] were written, past y[n - 1]")
     reached = list(range(n + 1, min(threads, n + GUARD)))
     if reached and right.all() and past.tolist() == reached:
         yield from unsigned_difference(run.kernel, f"y[{n + 1}] to y[{reached[-1]}]", n)
@@ -341,41 +321,19 @@ def _source_line(kernels, number):
     return found[0] if len(found) == 1 else None
 
 
-NARROW = {8: "signed char", 16: "short"}
-"""The signed integer types narrower than an int, by their bits: an index held in one wraps
-negative at 2^(bits - 1)."""
-
-
 def _refine(failure):
-    """An access before an array's start by a thread whose index i, held in a narrower signed
-    integer (a short), wrapped negative: its offset is i wrapped at 2^15 (or 2^7) elements."""
+    """A crash of a thread whose i is below n, which passed the guard: a second element stored
+    past n (``second_element_unguarded``); then an index that wrapped (``narrow_index``)."""
     err = failure.error
-    if failure.kind != "out of bounds" or err.offset is None or err.offset >= 0 or \
-            err.offset % 4 or not failure.block or not err.thread or not err.block:
-        return
-    i = err.block[0] * failure.block[0] + err.thread[0]
-    for bits, name in NARROW.items():
-        half = 1 << (bits - 1)
-        if i >= half and (i + half) % (2 * half) - half == err.offset // 4:
-            yield (f"thread {err.thread[0]} of block {err.block[0]}, whose i is {i}, reached "
-                   f"element {err.offset // 4} of its array, before the start: i is held in a "
-                   f"{bits}-bit {name}, which holds only {-half} to {half - 1}, so past "
-                   f"2^{bits - 1} = {half} it wrapped negative",
-                   "keep the index an int: int i = blockIdx.x * blockDim.x + threadIdx.x")
-
-
-def _unsigned_short_index(n, threads, unwritten):
-    """The elements a kernel whose index is held in a 16-bit unsigned short never writes: past
-    65535 the index wraps to 0, so only y[0] to y[65535] are written (over and over)."""
-    if n <= 1 << 16 or not unwritten.any():
-        return
-    missed = np.ones(n, bool)
-    missed[np.unique(np.arange(threads).astype(np.uint16))] = False
-    if np.array_equal(unwritten, missed):
-        yield (f"only y[0] to y[65535] were written, none past them ({int(unwritten.sum())} of "
-               f"{n} elements never written): i is held in a 16-bit unsigned short, which "
-               "wraps to 0 past 65535",
-               "keep the index an int: int i = blockIdx.x * blockDim.x + threadIdx.x")
+    if failure.kind == "out of bounds" and err.thread and err.block and failure.kernel and \
+            failure.launch and (i := err.block[0] * failure.block[0] + err.thread[0]) < (
+            n := int(failure.launch.args[3])):
+        at = f" at {err.line}" if err.line else ""
+        yield from second_element_unguarded(
+            failure.kernel, _launch((20, 8, 0)), f"thread {err.thread[0]} of block "
+            f"{err.block[0]}, whose i = {i} is below n = {n}, crashed with a "
+            f"{'write' if err.is_write else 'read'} past the end{at}")
+    yield from narrow_index(failure)
 
 
 EXERCISE = KernelExercise(

@@ -322,3 +322,33 @@ def read_above_the_guard(kernels, n, threads):
            "undefined, even when, as here, its value goes nowhere and y does not show it)",
            f"the guard must come before any access to memory: read {x}[{read.index}] inside the "
            "if (i < n), not above it")
+
+
+def second_element_unguarded(kernels, launch, happened):
+    """Each thread with an element stored y[i] and y[i + d] too, one d > 0 for all, and no other
+    thread stored anything, in a trace of ``launch`` (a small one, with room past x and y) on the
+    simulator: the kernel unrolled by two, its guard if (i < n) testing i alone. ``happened``:
+    what the case showed of it, said first."""
+    from helpers.exercises.microscope import accesses_of
+
+    n, block, grid = int(launch.args[3]), launch.block[0], launch.grid[0]
+    kept = accesses_of(kernels, launch, "second element", 8 * block * grid)
+    if kept is None:
+        return
+    stores = kept[kept["write"] & ~kept["shared"]]
+    i = stores["block"] * block + stores["thread"]
+    d = stores["index"] - i
+    firsts = set(i[d == 0].tolist())
+    if not len(stores) or len(set(d[d != 0].tolist())) != 1 or firsts != set(range(n)) or \
+            set(i[d != 0].tolist()) != firsts:
+        return
+    step = int(d[d != 0][0])
+    second = {block: "i + blockDim.x", block * grid: "i + blockDim.x * gridDim.x"}.get(
+        step, f"i + {step}")
+    yield (f"{happened}: each thread also stores a second element, y[{second}] = alpha * "
+           f"x[{second}] (a trace of n = {n}, block = {block} on the simulator: thread i stored "
+           f"y[i] and y[i + {step}]), and the guard if (i < n) tests only i, not {second}, so "
+           f"a thread whose {second} is n or more reads x and writes y past the end",
+           f"remove the second store: this exercise launches a thread for every element, so "
+           f"y[{second}] is already another thread's own (a second element a thread would need "
+           f"its own guard, if ({second} < n), and half the threads)")
