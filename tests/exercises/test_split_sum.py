@@ -304,6 +304,7 @@ SPLIT_MISTAKES = {"device_0_alone", "tail_left_out", "shares_overlap", "outside_
                   "collected_inside_the_launch_loop", "last_device_left_out",
                   "sliced_to_hi_plus_one", "every_share_to_sums_0", "n_from_len_x",
                   "return_inside_the_collecting_loop", "divided_by_the_devices",
+                  "share_uploaded_inside_the_call",
                   "share_uploaded_outside_the_context", "started_reassigned_not_appended",
                   "started_indexed_by_device", "k_left_over_from_the_launch_loop",
                   "whole_x_uploaded", "share_not_kept_in_started"}
