@@ -78,7 +78,8 @@ def test_run_autograder_grades_a_submission_in_gradescopes_folders(bundle, tmp_p
     results = json.loads((root / "results" / "results.json").read_text())
     tests = {t["name"].split()[0]: t for t in results["tests"]}
     assert sorted(tests) == sorted(e.name for e in catalog.EXERCISES)
-    assert (results["score"], results["max_score"]) == (1, len(catalog.EXERCISES) + 2)
+    assert (results["score"], results["max_score"]) == (1, len(catalog.EXERCISES) + 2), \
+        json.dumps(tests["scale_vector"], indent=1)   # the right kernel's row, where it failed
     assert all(set(t) >= {"name", "score", "max_score", "output", "status"} for t in tests.values())
     assert (tests["scale_vector"]["score"], tests["scale_vector"]["status"]) == (1, "passed")
     assert tests["sepia_opencl"]["max_score"] == 3
