@@ -10,6 +10,7 @@ one inside a loop that the threads go round a different number of times
 from __future__ import annotations
 
 from helpers.exercises.microscope import kernel_words, source_line
+from helpers.exercises.failure import line_number
 
 LOOP_BARRIER_HINT = ("close the loop first, then one __syncthreads() after it, before the next "
                      "loop, where every thread reaches it once")
@@ -175,7 +176,7 @@ def barrier_in_a_loop(kernels, failure):
         barrier = next((i for i in range(head, last) if words[i] == "__syncthreads"), None)
         span = range(source_line(source, tokens[k].start),
                      source_line(source, tokens[last].start) + 1)
-        inner = [a for a in (err.first, err.second) if int(a.line.rsplit(":", 1)[1]) in span]
+        inner = [a for a in (err.first, err.second) if line_number(a.line) in span]
         if barrier is None or len(inner) != 1:
             continue
         (inner,), outer = inner, err.second if inner[0] is err.first else err.first
@@ -199,7 +200,7 @@ def loop_barrier_apart(kernels, error) -> str | None:
     if getattr(error, "kind", None) != "divergent barrier" or not getattr(error, "barrier", None) \
             or not error.line or not error.thread or not error.block:
         return None
-    lines = [int(where.rsplit(":", 1)[1]) for where in (error.barrier, error.line)]
+    lines = [line_number(where) for where in (error.barrier, error.line)]
     found = next(((line, loop) for line, loop, _ in barriers_in_thread_loops(kernels)
                   if line in lines), None)
     if found is None:

@@ -8,11 +8,7 @@ from __future__ import annotations
 
 from helpers.exercises.barrier_if import thread_if_of_barrier
 from helpers.exercises.microscope import barrier_lines
-
-
-def _line(where) -> int:
-    """The line number of a place the simulator names "file.cu:12"."""
-    return int(str(where).rsplit(":", 1)[1])
+from helpers.exercises.failure import line_number
 
 
 def _condition(cond) -> str:
@@ -29,7 +25,7 @@ def barrier_skipped_by_the_reader(kernels, err):
     store, load = sorted((err.first, err.second), key=lambda a: not a.writes)
     if not store.writes or not load.reads:
         return None
-    stored, read = _line(store.line), _line(load.line)
+    stored, read = line_number(store.line), line_number(load.line)
     between = [b for b in barrier_lines(kernels) if stored < b < read]
     inside = [(b, found) for b in between if (found := thread_if_of_barrier(kernels, b))]
     if not between or len(inside) != len(between):
@@ -55,7 +51,7 @@ def barriers_apart(kernels, err):
     if getattr(err, "kind", None) != "divergent barrier" or not getattr(err, "barrier", None) \
             or not err.line or not err.thread or not err.block:
         return None
-    waits, before = _line(err.line), _line(err.barrier)
+    waits, before = line_number(err.line), line_number(err.barrier)
     found = {line: thread_if_of_barrier(kernels, line) for line in (waits, before)}
     inside = [line for line, place in found.items() if place]
     if waits == before or len(inside) != 1:

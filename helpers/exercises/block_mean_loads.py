@@ -12,6 +12,7 @@ from helpers.exercises.block_mean_models import BLOCK
 from helpers.exercises.common import Output
 from helpers.exercises.kernel import Launch
 from helpers.exercises.microscope import accesses_of, barrier_lines
+from helpers.exercises.failure import line_number
 
 
 def load_by_thread(run, got, x, n):
@@ -79,7 +80,7 @@ def mean_read_above_barrier(kernels, err):
     store, load = sorted((err.first, err.second), key=lambda a: not a.writes)
     if not store.writes or not load.reads:
         return None
-    stored, read = (int(a.line.rsplit(":", 1)[1]) for a in (store, load))
+    stored, read = (line_number(a.line) for a in (store, load))
     barriers = barrier_lines(kernels)
     below = [b for b in barriers if b > read]
     if not stored < read or not below or any(stored < b < read for b in barriers):

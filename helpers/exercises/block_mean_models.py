@@ -15,6 +15,7 @@ import os
 import numpy as np
 
 from helpers.exercises import unset
+from helpers.exercises.failure import line_number
 
 BLOCK = 256
 
@@ -361,7 +362,7 @@ def zeroed_while_added(err):
     adds = next((a for a in (err.first, err.second) if a.atomic), None)
     if store is None or adds is None:
         return None
-    lines = [int(a.line.rsplit(":", 1)[1]) for a in (store, adds)]
+    lines = [line_number(a.line) for a in (store, adds)]
     if not lines[0] < lines[1]:
         return None
     store_who, adds_who = (f"thread {a.thread[0]} of block {a.block[0]}" for a in (store, adds))

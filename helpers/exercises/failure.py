@@ -90,6 +90,12 @@ class Failure:
         return (x + bx * (y + by * z)) // 32
 
 
+def line_number(where) -> int:
+    """The line of a place as an error names it, "file.cu:12" (an Access's ``line``, an error's
+    ``line`` or ``barrier``): 12."""
+    return int(str(where).rsplit(":", 1)[1])
+
+
 def describe(error, arrays=None) -> str:
     """What happened, who did it and where, in words made from ``error``'s fields (for
     PyCUDA's errors, which have none, their own message). ``arrays``: the launch's arrays by

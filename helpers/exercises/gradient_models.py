@@ -9,6 +9,8 @@ import dataclasses
 
 import numpy as np
 
+from helpers.exercises.failure import line_number
+
 DOUBLED = ("j = threadIdx.x + 1 already holds the +1 past the halo (s[j] is in[i]): the "
            "neighbours are s[j + 1] and s[j - 1]: out[i] = (s[j + 1] - s[j - 1]) * 0.5f")
 
@@ -266,7 +268,7 @@ def barrier_in_a_thread_if(kernels, error):
     if getattr(error, "kind", None) != "race" or error.space != "shared":
         return
     first, second = error.first, error.second
-    lines = sorted(int(a.line.rsplit(":", 1)[1]) for a in (first, second))
+    lines = sorted(line_number(a.line) for a in (first, second))
     found = next(((line, cond) for line, cond, _ in barriers_in_thread_ifs(kernels)
                   if lines[0] < line < lines[1]), None)
     if found is None or first.block != second.block:

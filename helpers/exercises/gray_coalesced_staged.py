@@ -5,15 +5,11 @@ it, with no __syncthreads() between the stores and the reads (``staged_without_a
 from __future__ import annotations
 
 from helpers.exercises.microscope import barrier_lines, observe
+from helpers.exercises.failure import line_number
 
 READ_FIRST = "write-after-read"
 """The race check's hazard where the read came first: a thread read a shared element that another
 thread of its block stored only later."""
-
-
-def _line(access) -> int:
-    """The line of a race's access (its ``line`` field, file:line)."""
-    return int(access.line.rsplit(":", 1)[1])
 
 
 def staged_without_a_barrier(kernels, launch, key):
@@ -27,7 +23,7 @@ def staged_without_a_barrier(kernels, launch, key):
         return
     load, store = (race.first, race.second) if race.hazard == READ_FIRST else \
         (race.second, race.first)
-    element, read, stored = f"{race.array}[{race.element}]", _line(load), _line(store)
+    element, read, stored = f"{race.array}[{race.element}]", line_number(load.line), line_number(store.line)
     when = (f"before {store.who} stored it (line {stored})" if race.hazard == READ_FIRST else
             f"with nothing making it wait for {store.who}'s store (line {stored})")
     yield (f"{load.who} read {element} (line {read}) {when}: the block's bytes are staged in the "

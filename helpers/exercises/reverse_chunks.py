@@ -36,6 +36,7 @@ from helpers.exercises.reverse_chunks_models import (CHUNK, count_one_short, cou
                                                      partial_chunk_left_out,
                                                      private_tile, store_unguarded)
 from helpers.exercises.verdict import not_yet
+from helpers.exercises.failure import line_number
 
 ALONE, PROBE = (1000, 4), (1000, 2)  # (n, blocks): 4 chunks, one a block, then two a block
 ODD = (1436, 3)  # 6 chunks, two a block, one odd and one even (tiles by the chunk's parity pass)
@@ -247,7 +248,7 @@ def _barrier_twice(kernels, race):
     this turn's read, which the second barrier, right after the first, leaves apart as before."""
     if (pair := _back_to_back(kernels)) is None:
         return None
-    line = {a: int(a.line.rsplit(":", 1)[1]) for a in (race.first, race.second)}
+    line = {a: line_number(a.line) for a in (race.first, race.second)}
     store = next((a for a in line if a.writes and line[a] < pair[0]), None)
     read = next((a for a in line if a.reads and line[a] > pair[1]), None)
     if store is None or read is None:
