@@ -38,7 +38,8 @@ from helpers.exercises.scale_vector_models import (ALPHA, FILL, a_factor_of_its_
 # whose threads all lie past n; a small one on the simulator, race-checked; last, once every
 # other case passed, n past 2^24, where a float stops holding every whole number (an index kept in
 # a float sends two threads to one element there).
-CASES = [(1000, 256, 0), (37, 64, 0), (5000, 128, 3), (20, 8, 0, "observe"),
+SMALL = (20, 8, 0)   # the race-checked case, traced again to see a thread's stores
+CASES = [(1000, 256, 0), (37, 64, 0), (5000, 128, 3), (*SMALL, "observe"),
          (FLOAT_EXACT + 37, 256, 0)]
 
 BLOCKS = (32, 64, 128, 256, 512)
@@ -202,7 +203,7 @@ def _past_n(run, n, threads, right):
     but not the store."""
     past = run.out.past
     if past.size and right.all():
-        yield from second_element_unguarded(run.kernel, _launch((20, 8, 0)), f"y[{past[0]}] to "
+        yield from second_element_unguarded(run.kernel, _launch(SMALL), f"y[{past[0]}] to "
                                             f"y[{past[-1]}] were written, past y[n - 1]")
     reached = list(range(n + 1, min(threads, n + GUARD)))
     if reached and right.all() and past.tolist() == reached:
@@ -330,7 +331,7 @@ def _refine(failure):
             n := int(failure.launch.args[3])):
         at = f" at {err.line}" if err.line else ""
         yield from second_element_unguarded(
-            failure.kernel, _launch((20, 8, 0)), f"thread {err.thread[0]} of block "
+            failure.kernel, _launch(SMALL), f"thread {err.thread[0]} of block "
             f"{err.block[0]}, whose i = {i} is below n = {n}, crashed with a "
             f"{'write' if err.is_write else 'read'} past the end{at}")
     yield from narrow_index(failure)
