@@ -29,7 +29,7 @@ from helpers.exercises.add_into_models import (LOOP_HINT, after_a_barrier_in_the
 from helpers.exercises.add_into_passes import rounded_down, rounded_up
 from helpers.exercises.kernel import KernelExercise, Launch, traced_back
 from helpers.exercises.origin import Wrong
-from helpers.exercises.unrolled import no_tail
+from helpers.exercises.unrolled import FACTORS, handled, no_tail
 from helpers.exercises.unbraced import unbraced_loop
 
 # (n, threads per block, blocks): fewer threads than n (twice), then more threads than n; last
@@ -146,6 +146,7 @@ def _mistakes(case, run):
     if threads < n and (visits[:threads] == 1).all() and not visits[threads:].any():
         yield (f"only the first {threads} elements were added, one a thread: each thread did "
                "one element, not all of its elements", LOOP_HINT)
+    yield from _unrolled_like_passes(run, visits, n, block, blocks)
     yield from rounded_down(run, visits, n, threads)
     yield from stepped_too_far(visits, n, threads, run.kernel)
     yield from stopped_a_stride_early(visits, n, threads)
@@ -169,6 +170,30 @@ def _unrolled_no_tail(visits, n, threads):
         if np.array_equal(visits, done):
             yield problem, hint
             return
+
+
+def _unrolled_like_passes(run, visits, n, block, blocks):
+    """The elements a loop unrolled by k with no tail leaves out, where they are also the last,
+    partial pass (passes counted n / stride, rounded down): told apart by a launch of the same
+    grid on the simulator with n2 elements, the first n2 past n where the two leave out others."""
+    threads = block * blocks
+    whole = np.arange(n) < threads * (n // threads)
+    for done, problem, hint in no_tail(n, threads, "elements were never added to", "y[{}]",
+                                       "y[i] += x[i];"):
+        if not (np.array_equal(visits, done) and np.array_equal(done, whole)):
+            continue
+        k = next(k for k in FACTORS if np.array_equal(handled(n, threads, k), done))
+        n2 = next((m for m in range(n + 1, n + k * threads + 1) if not np.array_equal(
+            handled(m, threads, k), np.arange(m) < threads * (m // threads))), None)
+        if n2 is None:
+            return
+        launch = _launch((n2, block, blocks))
+        seen = observe(run.kernel, launch, key=f"unrolled or passes {n2}", racecheck=False)
+        (x, y) = launch.model
+        if seen.error is None and np.array_equal((seen.outs[0].got - y) / x,
+                                                 handled(n2, threads, k)):
+            yield problem, hint
+        return
 
 
 def _stride_past_n(run, visits, n, block, blocks):

@@ -118,6 +118,19 @@ WRONG = {
                                 "24 of the 1,000 elements were never added to (the first is "
                                 "y[936]), left over by threads 40 to 63 (1 each): the loop, "
                                 "unrolled by 2, handles i and i + stride while i + stride < n"),
+    # the known gap of blind audit AO: the loop unrolled by three with no tail leaves out, on
+    # the first case, the same elements as passes rounded down (was 'the last 40 elements
+    # (y[960] on) were never added to: the loop made n / stride = 1000 / 64 = 15 passes')
+    "unrolled_by_three_no_tail": (("    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; "
+                                   "i += stride)\n        y[i] += x[i];",
+                                   "    for (int i = blockIdx.x * blockDim.x + threadIdx.x; "
+                                   "i + 2 * stride < n; i += 3 * stride) {\n"
+                                   "        y[i] += x[i];\n        y[i + stride] += x[i + stride];\n"
+                                   "        y[i + 2 * stride] += x[i + 2 * stride];\n    }"),
+                                  "40 of the 1,000 elements were never added to (the first is "
+                                  "y[960]), left over by threads 0 to 39 (1 each): the loop, "
+                                  "unrolled by 3, handles i, i + stride, ..., i + 2 * stride while "
+                                  "i + 2 * stride < n"),
     # blind audit TKA-add_into-1: the loop's test against the stride, i < stride (was 'only the
     # first 64 elements were added, one a thread: each thread did one element, not all of its
     # elements', silent on the test)
@@ -243,6 +256,7 @@ HINTS = {"do_while": "test i before the first element too",
          "bound_by_the_stride": "i < n",
          "tests_one_stride_ahead": "not the next one: i < n",
          "unrolled_by_two_no_tail": "if (i < n) y[i] += x[i];",
+         "unrolled_by_three_no_tail": "for (; i < n; i += stride) y[i] += x[i];",
          "barrier_in_the_loop": "the threads of add_into share nothing",
          "passes_rounded_up_untested": "if (i + pass * stride < n)"}
 SIMULATOR_ONLY = {"block_stride_loop": "on a GPU the blocks' additions into one element race and "
