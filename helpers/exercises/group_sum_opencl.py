@@ -26,6 +26,7 @@ from helpers.exercises.group_sum_opencl_models import (GROUP, _added_upward, _as
                                                        clamped_load, doubled_with_t_mod_stride,
                                                        fences_for_barriers,
                                                        global_fences, halved_interleaved,
+                                                       id_declared_local,
                                                        indexed_by_the_number_of_groups,
                                                        load_at_the_local_id, private_tile,
                                                        returned_in_the_fold,
@@ -79,7 +80,9 @@ def _mistakes(n, run, reports):
                "t == 0, so t, the place in the tile, was taken from the global id",
                "t = get_local_id(0), the work-item's place in the tile (0 to GROUP - 1); only x "
                "is read at the global id")
-    # from the declaration: on a GPU, any sums, or none (reads of unset private memory)
+    # from the declarations: on a GPU, any sums, or none (reads of unset private memory; an id
+    # that every work-item of the group overwrote)
+    yield from id_declared_local(x, out, kernel_code(run.kernel))
     yield from private_tile(x, out.got, kernel_code(run.kernel))
     if np.isnan(out.got).all():  # NaN + sum: a GPU's NaN drops the poison's bits
         yield from _store_adds(kernel_code(run.kernel))

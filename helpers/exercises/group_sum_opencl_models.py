@@ -186,6 +186,34 @@ def private_tile(x, got, code):
         return
 
 
+def id_declared_local(x, out, code):
+    """Wrong sums (or none), and a name given a work-item's id (get_local_id(0) or
+    get_global_id(0)) declared a __local scalar: one variable the whole work-group shares, which
+    every work-item overwrote, so after the barrier all read the last writer's id (a GPU's
+    writers race: any one's). Named from the declaration, as the code writes it."""
+    got, want = out.got, _sums(x).sum(axis=1)
+    if np.array_equal(got, want):
+        return
+    for found in re.finditer(r"\b(?:__local|local)\s+((?:unsigned\s+)?(?:u?int|u?long|u?short|"
+                             r"size_t))\s+(\w+)\s*;", code):
+        kind, name = found.groups()
+        call = re.search(rf"\b{name}\s*=\s*(get_(?:local|global)_id)\s*\(\s*0\s*\)", code)
+        if not call:
+            continue
+        g = int(np.argmax(got != want))
+        tested = re.search(rf"\bif\s*\(\s*{name}\s*==\s*0\s*\)", code)
+        seen = (f"partial[{g}] = {got[g]:g}, expected {want[g]:g}" if not out.unwritten.all()
+                else f"{name} == 0 held for none at the store, so nothing was written to partial"
+                if tested else "nothing was written to partial")
+        yield (f"{name} is declared __local (line {code_line(code, found.start())}: "
+               f"{' '.join(found.group().split())}), one variable the whole work-group shares, "
+               f"not one a work-item: every work-item wrote its {call.group(1)}(0) into the same "
+               f"{name}, so after the barrier all of them read the last writer's {name} ({seen})",
+               f"declare {name} private, one a work-item: {kind} {name} = {call.group(1)}(0); "
+               "(__local is for what the whole work-group shares, like the tile)")
+        return
+
+
 def load_at_the_local_id(x, got, want, code):
     """Each group's sum is that of x's first elements, as many as the group has below n, as a
     load that reads x at the local id (tile[t] = i < n ? x[t] : 0.0f, the guard still on i)

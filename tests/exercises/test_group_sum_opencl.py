@@ -250,6 +250,18 @@ WRONG = {
                                      "0 to 127), not at its global id i: every work-group summed "
                                      "x[0], x[1], ... (partial[1] = 26 = partial[0], expected -40)",
                                      "tile[t] = i < n ? x[i] : 0.0f", ""),
+    # blind audit AP (was "nothing was written: partial still holds the NaN it was filled with
+    # ... Hint: ... work-item 0 stores tile[0] in partial[get_group_id(0)] ...", which the code
+    # did): t declared __local, one variable the whole work-group shares, so every work-item
+    # overwrote it and all read the last writer's t after the barrier
+    "local_id_declared_local": ([("int i = get_global_id(0), t = get_local_id(0);",
+                                  "__local int t;\n    int i = get_global_id(0);\n"
+                                  "    t = get_local_id(0);")],
+                                ["t is declared __local (line 14: __local int t;), one variable "
+                                 "the whole work-group shares, not one a work-item",
+                                 "every work-item wrote its get_local_id(0) into the same t"],
+                                "declare t private, one a work-item: int t = get_local_id(0);",
+                                ""),
 }
 RIGHT = {
     "interleaved_fold": [(FOLD, "    for (int s = 1; s < GROUP; s *= 2) {\n"
