@@ -22,6 +22,7 @@ from helpers.exercises.opencl_kernel import (OpenCLExercise, buffers_out_first, 
 from helpers.exercises.sepia import CASES
 from helpers.exercises.sepia_guard import read_before_the_guard
 from helpers.exercises.sepia_models import CHANNEL_NAMES, ROUNDING_SLACK, four_bytes_a_pixel
+from helpers.exercises.sepia_opencl_offset import row_not_tripled
 from helpers.exercises.sepia_opencl_vload import vload_offset_in_bytes
 from helpers.exercises.verdict import listed
 
@@ -70,6 +71,7 @@ def _mistakes(case, run, reports):
     yield from _stored_over_another(run.model, run.out, code)
     if run.out.unwritten.all():
         yield from buffers_out_first(code, "sepia", EXERCISE.signature)
+    yield from row_not_tripled(run.model, run.out, code)  # every byte written, rows shifted
     yield from sepia.written_mistakes(run.out, case, WORDS, WILD_HINT, GUARD_HINT)
     yield from _wrong_values(run.model, run.out.got, code)
     yield from read_before_the_guard(case, code, "sepia", functools.partial(code_line, code),

@@ -270,6 +270,19 @@ WRONG = {
                                 "sum is 160.30): convert_uchar_sat_rte(r2 + 0.5f) rounds twice",
                                 "Hint: round once: convert_uchar_sat_rte(r2) (it rounds to the "
                                 "nearest level itself), or convert_uchar_sat(r2 + 0.5f)")),
+    # blind audit AP (was "5665 of 5883 values are wrong (the first: x = 0, y = 1, ...). Hint:
+    # pixel i's red, green and blue are at 3*i ...", every layout rule restated): a half-done
+    # edit, the read's offset y * width + 3 * x, the column multiplied by 3 and the row not
+    "row_not_tripled_in_the_read_s_offset": ([("float r = rgb[3 * i], g = rgb[3 * i + 1], "
+                                               "b = rgb[3 * i + 2];",
+                                               "int p = y * width + 3 * x;\n    float r = rgb[p], "
+                                               "g = rgb[p + 1], b = rgb[p + 2];")],
+                                             ("row 0 is right, but the rows below it read the "
+                                              "wrong bytes: the read's offset, p = y * width + 3 "
+                                              "* x, multiplies the column by 3 but not the row",
+                                              "Hint: a row of rgb is 3 * width bytes: read pixel "
+                                              "i = y * width + x at rgb[3 * i], rgb[3 * i + 1], "
+                                              "rgb[3 * i + 2]")),
 }
 
 NO_CLAMP = [(w, f"(uchar)({w.removeprefix('convert_uchar_sat(')}") for w in WRITES]
