@@ -19,6 +19,7 @@ import numpy as np
 from helpers.exercises import attention_tiles_models as models
 from helpers.exercises import near
 from helpers.exercises.attention_tiles_staging import staged_past_n
+from helpers.exercises.attention_tiles_tile_count import walked_too_few
 from helpers.exercises.common import Input, Output
 from helpers.exercises.hidden import awkward, pick
 from helpers.exercises.kernel import KernelExercise, Launch, on_simulator
@@ -161,7 +162,7 @@ def _mistakes(case, run):
     yield from models.returned_in_a_loop(run.kernel, n, run.out.unwritten)
     yield from _query_rows(n, run.out.unwritten.any(axis=1))
     yield from models.returned_past_n(run.kernel, n, got, walk(q, k, v))
-    yield from _last_tile_empty(run.kernel, n, got, (q, k, v))
+    yield from walked_too_few(run.kernel, n, got, (q, k, v), (_launch, walk, _close))
     yield from _staged_by_query_named(n, got, q, k, v)
     yield from _keys_added_for_values(run.kernel, got, q, k, v)
     yield from matches(got, ((walk(*inputs, **change), problem, hint)
@@ -279,37 +280,6 @@ def _rescales(inputs, against=None):
            "grew", "acc = acc * exp(m - m_new) + p * v, as l is")
     yield (inputs, dict(rescale_l=False), "the sum l was not rescaled when the max grew",
            "l = l * exp(m - m_new) + p")
-
-
-def _last_tile_empty(kernels, n, got, inputs):
-    """The last tile skipped at this n, and at n = 2 * TILE (whole tiles, a launch on the
-    simulator) too: not a tile count of n / TILE, which walks every whole tile, but the last
-    tile's count of keys, 0 or less, taken with the number of tiles, not the tile's first key,
-    where the launch staged both tiles (its shared stores), or a tile count one short, as
-    (n - 1) / TILE gives, where it staged one."""
-    whole = n // TILE
-    if not n % TILE or not _close(got, walk(*inputs, tiles=whole)):
-        return
-    case = (2 * TILE, "observe")
-    seen = observe(kernels, _launch(case), key="whole tiles", racecheck=False)
-    q, k, v = _launch(case).model
-    if seen.error is not None or not _close(seen.outs[0].got.astype(np.float64),
-                                            walk(q, k, v, tiles=1)):
-        return
-    staged = seen.stats.shared_st.lanes / (seen.blocks * TILE * D * 2)  # Ks and Vs, a tile
-    if staged == 1:
-        yield (f"the loop walked one tile too few, {whole} where the keys fill {whole + 1}: keys "
-               f"{whole * TILE} to {n - 1} were never scored (and with n = {2 * TILE}, whole "
-               f"tiles, keys {TILE} to {2 * TILE - 1} neither, one tile walked of 2), as a tile "
-               "count of (n - 1) / TILE gives", "walk (n + TILE - 1) / TILE tiles, n / TILE "
-               "rounded up: the + TILE - 1 reaches the next tile whenever n is not a multiple "
-               "of TILE, and takes nothing off where it is")
-    elif staged == 2:
-        yield (f"the last tile scored no key: its count came out {n - (whole + 1) * TILE}, n - "
-               f"tiles * TILE, where it holds the {n - whole * TILE} keys from its first, key "
-               f"{whole * TILE}, on (with n = {2 * TILE}, whole tiles, the last scored none "
-               "either, n - tiles * TILE being 0)", "every tile, the last too, counts the keys "
-               "from its own first key: keys = min(TILE, n - tile * TILE)")
 
 
 def _keys_added_for_values(kernels, got, q, k, v):

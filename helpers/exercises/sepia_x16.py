@@ -335,12 +335,14 @@ def _large_image(kernel, cases_passed: Verdict) -> Verdict:
 
 
 def _tail_race(kernel):
-    """A not_yet for a tail loop that starts inside the groups (other races: ``_fast``)."""
+    """A not_yet for a tail loop that starts inside the groups, or run by the spare threads too
+    (other races: ``_fast``)."""
     from helpers.backend import drv
     try:
         traced(Kernels(kernel, kernel), _launch(CASES[0]))
     except drv.Error as err:
-        named = sepia_x16_tail.tail_race(err, CASES[0][0])
+        named = sepia_x16_tail.tail_race(err, CASES[0][0]) or \
+            sepia_x16_tail.tail_by_spare_threads(err, *CASES[0])
         return not_yet(*named) if named else None
     return None
 

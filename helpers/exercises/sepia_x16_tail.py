@@ -1,6 +1,7 @@
 """``sepia_x16``'s tail at the wrong pixels (``helpers.exercises.sepia_x16``): stores past the end
 of out, a tail counted from its own start, from what the tail's thread stored on the simulator,
-and a tail loop that starts inside the groups (``tail_race``, from the simulator's race); the
+a tail loop that starts inside the groups (``tail_race``, from the simulator's race), and a tail
+run by the spare threads too (``tail_by_spare_threads``, from the same race check); the
 groups set apart from the tail: stored as they were loaded (``groups_as_loaded``); and the
 pixels never written (``unwritten``), the groups' among them stored into rgb
 (``stored_into_the_input``); and the pixel loop over only some of a group's pixels
@@ -140,6 +141,27 @@ def tail_race(err, n):
             f"groups = {groups})",
             "the tail is the pixels after the last whole group: start its loop at 16 * groups, "
             "as the stub's tail loop does, for (int i = 16 * groups; i < n; i++)")
+
+
+def tail_by_spare_threads(err, n, block):
+    """(problem, hint) for a race (``err``, the simulator's) on a pixel of the tail between two
+    threads past the last whole group, at the same line: the tail's branch taken by the spare
+    threads after t == n / 16 too (else if (t >= groups), or a bare else), so each ran the tail
+    loop (``block``: the launch's threads a block); None for another race."""
+    groups = n // 16
+    if getattr(err, "kind", None) != "race" or err.array != "out" or err.element is None:
+        return None
+    first, second = sorted(a.block[0] * block + a.thread[0] for a in (err.first, err.second))
+    pixel = err.element // 3
+    if first < groups or err.first.line != err.second.line or \
+            not 16 * groups <= pixel < n:
+        return None
+    which = "first" if pixel == 16 * groups else f"pixel {pixel - 16 * groups + 1}"
+    return (f"threads {first} and {second} both ran the tail loop: each wrote pixel {pixel} "
+            f"(out[{err.element}]), the tail's {which} (the tail is pixels 16 * groups = "
+            f"{16 * groups} to {n - 1}, n = {n}, groups = {groups}): the spare threads after "
+            "t == groups took the tail's branch too", "one thread converts the tail: else if "
+            "(t == groups), and the threads after it do nothing")
 
 
 ONE_PIXEL_HINT = ("thread t must convert pixels 16t to 16t + 15: load their 48 bytes as the "

@@ -17,9 +17,19 @@ pytestmark = pytest.mark.skipif(BACKEND != "simulator",
                                 reason="the simulator's race check and trace name these")
 
 KERNEL = solution("sepia_x16.cu")
-# Races the race check finds (a GPU passes them): every spare thread does the tail (else for else
-# if), or the tail starts at 15 * groups or groups (blind audit TNB-sepia_x16-1: was 'a race ...')
-RACY = {"every_spare_thread_does_the_tail": [("} else if (t == groups) {", "} else {")]}
+# Races the race check finds (a GPU passes them): the tail run by thread 0 too, after its group
+# (a race the checker has no model of, said as the race check found it)...
+RACY = {"tail_by_thread_0_too": [("} else if (t == groups) {", "}\n    if (t == groups || t == 0) {")]}
+# ... the tail run by more threads than t == groups (blind audit AP, else if (t >= groups): was
+# 'a data race on out[5856] ... Hint: ... check its indices and the loops' steps'; and a bare else)
+TAIL_BY_MANY = {"tail_by_every_spare_thread": [("} else if (t == groups) {", "} else if (t >= groups) {")],
+                "every_spare_thread_does_the_tail": [("} else if (t == groups) {", "} else {")]}
+MANY_NAMED = ["NOT YET: threads 122 and 123 both ran the tail loop: each wrote pixel 1952 "
+              "(out[5856]), the tail's first (the tail is pixels 16 * groups = 1952 to 1960, n = "
+              "1961, groups = 122): the spare threads after t == groups took the tail's branch "
+              "too", "Hint: one thread converts the tail: else if (t == groups), and the threads "
+              "after it do nothing"]
+# ... or the tail starting at 15 * groups or groups (blind audit TNB-sepia_x16-1: was 'a race ...')
 TAIL_RACES = {"tail_from_15_groups": ([("= 16 * groups;", "= 15 * groups;")], "at i = 15 * groups"),
               "tail_from_groups": ([("= 16 * groups;", "= groups;")],
                                    "pixel 122 (out[366]), which thread 7 stores too, in its group "
@@ -37,7 +47,7 @@ HELPERS = re.compile(r"\b(byte_of|set_byte|sepia_channel|sepia_pixel)\b")
 @pytest.fixture(scope="module")
 def kernels():
     sources = {"tail_from_its_own_start": variant(KERNEL, *OWN_START),
-               **{name: variant(KERNEL, *r) for name, r in RACY.items()},
+               **{name: variant(KERNEL, *r) for name, r in (RACY | TAIL_BY_MANY).items()},
                **{name: variant(KERNEL, *r) for name, (r, _) in TAIL_RACES.items()}}
     return compile_variants("sepia_x16", {name: HELPERS.sub(rf"\1__{name}", text)
                                           for name, text in sources.items()})
@@ -49,6 +59,13 @@ def test_a_race_in_the_rating_launch_is_a_verdict_not_a_crash(name, kernels, cap
     out = capsys.readouterr().out
     assert verdict.passed is False and out.startswith("NOT YET: "), out
     assert "data race on out[" in out and "(a launch that measured its speed)" in out, out
+
+
+@pytest.mark.parametrize("name", sorted(TAIL_BY_MANY))
+def test_a_tail_run_by_more_than_one_thread_is_named(name, kernels, capsys):
+    assert check_sepia_x16_kernel(kernels[name]).passed is False
+    out = capsys.readouterr().out
+    assert all(words in out for words in MANY_NAMED), out
 
 
 @pytest.mark.parametrize("name", sorted(TAIL_RACES))
