@@ -128,7 +128,7 @@ def planted_bugs(kernels) -> Verdict | None:
                            f"held), found by the init check: {text}", Y_HINT)
         if state == "other" and (tile := _tile_by_index(kernels.simulated, err)):
             return not_yet(*tile)
-        if state == "other" and (big := models.count_past_block(kernels.simulated, err, bug.n)):
+        if state == "other" and (big := models.sum_past_tile(kernels.simulated, err, bug.n)):
             return not_yet(*big)
         if state == "other" and (named := models.thread_counted_twice(err) or models.mean_at_first(err)
                 or models.mean_started_by_every_thread(err) or models.zeroed_while_added(err)

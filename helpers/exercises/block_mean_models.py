@@ -137,19 +137,19 @@ def divided_by_block(got, want, x, n) -> bool:
         got[-1], x[-last:].sum() / BLOCK, rtol=1e-4, atol=1e-5))
 
 
-def _one_block_mean(sim_kernel):
-    """(means[0], NumPy's) of a launch of one block of ONE_BLOCK elements on the simulator, or
+def _one_block_mean(sim_kernel, size=ONE_BLOCK):
+    """(means[0], NumPy's) of a launch of one block of ``size`` elements on the simulator, or
     None where it failed."""
     from helpers.exercises import kernel as runner
     from helpers.sim import driver, gpuarray
     from helpers.sim.settings import settings
 
-    x = np.random.default_rng(ONE_BLOCK).uniform(-4, 4, ONE_BLOCK).astype(np.float32)
+    x = np.random.default_rng(size).uniform(-4, 4, size).astype(np.float32)
     with settings.changed(time_limit=runner.time_limit()):
-        x_gpu, y = gpuarray.to_gpu(x), gpuarray.empty(ONE_BLOCK, np.float32)
+        x_gpu, y = gpuarray.to_gpu(x), gpuarray.empty(size, np.float32)
         means = gpuarray.zeros(1, np.float32)
         try:
-            sim_kernel(x_gpu, y, means, np.int32(ONE_BLOCK), block=(BLOCK, 1, 1), grid=(1, 1))
+            sim_kernel(x_gpu, y, means, np.int32(size), block=(BLOCK, 1, 1), grid=(1, 1))
         except driver.Error:
             return None
     return float(means.get()[0]), float(x.astype(np.float64).mean())
@@ -243,17 +243,28 @@ def divided_by_count_less_1(got, want, x, n):
            "sum / count")
 
 
-def count_past_block(sim_kernel, err, n):
+def sum_past_tile(sim_kernel, err, n):
     """(what happened, hint) where thread 0 of block 0 read tile[BLOCK] (``err``, the bounds
-    check's, in a launch of n > BLOCK elements), and a block alone of ONE_BLOCK elements gives
-    its sum over BLOCK: the count is the larger of BLOCK and n - first, max for min. None
-    otherwise (k <= count reads tile[BLOCK] too, but counts a block alone right)."""
+    check's, in a launch of n > BLOCK elements), told by a block alone of ONE_BLOCK elements:
+    its mean right and a full block alone failing, the sum loop ran one past the count (k <=
+    count: in a partial block the extra tile[count] holds a past-n thread's 0; a count not capped
+    at BLOCK has a full block alone right); its sum over BLOCK, the count the larger of BLOCK and
+    n - first, max for min. None otherwise."""
     if getattr(err, "kind", None) != "array bounds" or getattr(err, "element", None) != BLOCK or \
             tuple(err.block or (0,))[0] != 0 or tuple(err.thread or (0,))[0] != 0 or n <= BLOCK:
         return None
     one = _one_block_mean(sim_kernel)
-    if one is None or np.isclose(*one, rtol=1e-4, atol=1e-5) or \
-            not np.isclose(one[0], one[1] * ONE_BLOCK / BLOCK, rtol=1e-4, atol=1e-5):
+    if one is not None and np.isclose(*one, rtol=1e-4, atol=1e-5) and \
+            _one_block_mean(sim_kernel, BLOCK) is None:
+        return (f"thread 0's sum loop ran one past the block's elements, as k <= count does (the "
+                f"loop's last k is count): in block 0, a full block of {BLOCK}, it read "
+                f"tile[{BLOCK}], past the tile's end, at {os.path.basename(err.line or '?')} (a "
+                f"launch of one full block does too); with one block of {ONE_BLOCK} elements "
+                f"the extra tile[{ONE_BLOCK}] held the 0 of a thread past n, and the mean came "
+                "out right",
+                "the block's elements are tile[0] to tile[count - 1]: for (int k = 0; k < count; "
+                "k++), k < count (not <=)")
+    if one is None or not np.isclose(one[0], one[1] * ONE_BLOCK / BLOCK, rtol=1e-4, atol=1e-5):
         return None
     return (f"thread 0 of block 0 read tile[{BLOCK}], past its {BLOCK} elements, at "
             f"{os.path.basename(err.line or '?')}: "

@@ -26,7 +26,7 @@ from helpers.exercises import near
 from helpers.exercises.column_means_models import (blocks_one_column_apart, cols_for_block_dim,
                                                    last_column_sent_away, one_column_a_block,
                                                    row_left_out, rows_stepped, sum_unset,
-                                                   sum_unset_by_luck)
+                                                   sum_unset_by_luck, zero_means)
 from helpers.exercises.common import Input, Output
 from helpers.exercises.failure import describe
 from helpers.exercises.hidden import awkward
@@ -297,10 +297,7 @@ def _mistakes(case, run):
              "col goes inside the brackets: m[r * cols + col]"), *_misread(m, case[2])):
         if rows > 1 and np.allclose(got, wrong, rtol=1e-4, atol=1e-5):
             yield problem, hint
-    if not got.any():
-        yield ("every mean is 0: the sum is kept in an int, which cuts every float added to a "
-               "whole number (these are below 1), or divided by an integer division (1 / rows "
-               "is 0)", "keep the sum in a float, float sum = 0.0f, and divide it by rows: sum / rows")
+    yield from zero_means(run.kernel, got)
     yield from near.misses("means", got, want, close=near.within(1e-4, 1e-5))
     c = int(np.argmax(~np.isclose(got, want, rtol=1e-4, atol=1e-5)))
     yield (f"means[{c}] = {got[c]:.6g}, NumPy's is {want[c]:.6g}",

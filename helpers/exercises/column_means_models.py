@@ -165,3 +165,38 @@ def _block_0_alone(seen) -> bool:
     want = m.astype(np.float64).mean(axis=0)[:block]
     return seen.launch.grid[0] > 1 and block < cols and not out.unwritten[:block].any() and \
         bool(out.unwritten[block:].all()) and np.allclose(out.got[:block], want, rtol=1e-5, atol=1e-6)
+
+
+def zero_means(kernels, got):
+    """(problem, hint) where every mean is 0 (``got``), these being below 1: a launch on the
+    simulator of a matrix of elements 1 to 9, whose whole parts an int keeps, tells a sum kept in
+    an int (each mean its column's whole parts over rows, an int division or not) from a sum
+    divided with an integer division (every mean 0 again); both told where it shows neither."""
+    from helpers.exercises.common import Input, Output
+    from helpers.exercises.kernel import Launch
+    from helpers.exercises.microscope import observe
+
+    if got.any():
+        return
+    rows, cols = 10, 37
+    m = np.random.default_rng(9).uniform(1, 9, (rows, cols)).astype(np.float32)
+    seen = observe(kernels, Launch((Input(m), Output(cols), np.int32(rows), np.int32(cols)),
+                                   block=(32, 1, 1), grid=(2, 1)), key="whole parts")
+    wholes = np.trunc(m).sum(axis=0)
+    means = seen.outs[0].got if seen.error is None else None
+    hint = "keep the sum in a float, float sum = 0.0f, and divide it by rows: sum / rows"
+    if means is not None and any(np.allclose(means, whole, rtol=1e-4, atol=1e-5)
+                                 for whole in (wholes // rows, wholes / rows)):
+        yield ("every mean is 0: the sum is kept in an int, which cuts every float added to a "
+               "whole number (on the simulator, a matrix of elements 1 to 9 gave each column "
+               "the mean of their whole parts), and these lie between -1 and 1, so each adds 0",
+               hint)
+    elif means is not None and not means.any():
+        yield ("every mean is 0 (on the simulator, of elements 1 to 9 too, whose whole parts an "
+               "int sum would still count): the sum was divided with an integer division, "
+               "1 / rows is 0, an int over a larger int", "divide the float sum itself: "
+               "means[col] = sum / rows (or sum * (1.0f / rows))")
+    else:
+        yield ("every mean is 0: the sum is kept in an int, which cuts every float added to a "
+               "whole number (these are below 1), or divided by an integer division (1 / rows "
+               "is 0)", hint)

@@ -13,11 +13,12 @@ import numpy as np
 from helpers.exercises import speed, unset as unset_reads
 from helpers.exercises.common import Input, Output
 from helpers.exercises.dot_product_models import (first_warp_read_nothing, model,
-                                                 on_the_simulator, one_sum_past,
-                                                 read_not_added, returned_before_warp_sum,
+                                                 on_the_simulator, read_not_added,
+                                                 returned_before_warp_sum,
                                                  store_before_the_sums, wrapped_sums,
                                                  wrong_sums)
 from helpers.exercises.dot_product_masks import warp_mask_mistakes
+from helpers.exercises.dot_product_reads import reads_past_the_warps
 from helpers.exercises.hidden import awkward
 from helpers.exercises.kernel import KernelExercise, Launch
 from helpers.exercises.microscope import (accesses_of, body_words, kernel_words, observe,
@@ -118,7 +119,7 @@ def _mistakes(case, run):
         yield ("the kernel wrote past *result (result[1] and on)",
                "the result is one float: only *result (result[0]) may be written")
     if np.isnan(got):  # a race explains a NaN too: the barrier before reading shared memory
-        yield from _one_sum_too_many(kernels)
+        yield from _reads_past_the_warps(kernels, case)
         yield from _added_into_unset(kernels)
         yield from observed_mistakes(_observe(kernels), syncwarp_first(kernels, _refine),
                                      wrong="the sum is NaN")
@@ -129,8 +130,8 @@ def _mistakes(case, run):
                "read x[i] and y[i] only while i < n, and of warp_sums " + WARP_SUMS_HINT)
     stats = _observe(kernels).stats if got == 0.0 else None
     if ran := stats is not None and stats.atomics.lanes > 0:   # the atomics ran, and added 0
-        kept = accesses_of(kernels, _launch(PLACES), "warp sums read", 4096)
-        yield from first_warp_read_nothing(kept, PLACES, kernel_words(kernels), case)
+        yield from first_warp_read_nothing(_block_accesses(kernels), PLACES,
+                                           kernel_words(kernels), case)
     if ran and model(products, case["block"], case["grid"], shuffle_adds=False) == 0.0:
         yield ("*result is 0 though the blocks' atomicAdd ran: warp_sum replaced v with the "
                "shuffled value (v = __shfl_down_sync(...)) instead of adding it, so lane 0 got "
@@ -144,17 +145,16 @@ def _mistakes(case, run):
     yield from _one_vector_squared(got, run.launch, products)
     yield from _slot_a_block(kernels, got, products, case)
     yield from _whole_warps_stored(kernels)
-    yield from wrapped_sums(accesses_of(kernels, _launch(PLACES), "warp sums read", 4096),
-                            PLACES["block"] // 32, got, products.sum())
-    yield from _one_sum_too_many(kernels)
+    yield from wrapped_sums(_block_accesses(kernels), PLACES["block"] // 32, got, products.sum())
+    yield from _reads_past_the_warps(kernels, case)
     yield from observed_mistakes(_observe(kernels), syncwarp_first(kernels, _refine),  # likeliest
                                  wrong="the sum is wrong")
     yield from _added_into_unset(kernels)
     yield from _warps_placed_in_grid(kernels)
     first = np.arange(products.size) % (case["block"] * case["grid"]) % case["block"] < 32
     if _close(got, products[first].sum()):
-        yield from read_not_added(accesses_of(kernels, _launch(PLACES), "warp sums read", 4096),
-                                  PLACES["block"] // 32, body_words(kernels))
+        yield from read_not_added(_block_accesses(kernels), PLACES["block"] // 32,
+                                  body_words(kernels))
     yield from _known_sums(got, products, case)
     yield from _unset(kernels)
     yield from _not_shared(kernels)
@@ -232,7 +232,7 @@ def _slot_a_block(kernels, got, products, case):
     i, threads = np.arange(products.size), case["block"] * case["grid"]
     if case["grid"] < 2 or not _close(got, products[i % threads < case["block"]].sum()):
         return
-    kept = accesses_of(kernels, _launch(PLACES), key="warp sums read", accesses=4096)
+    kept = _block_accesses(kernels)
     on = kept[kept["write"] & ~kept["shared"] & (kept["array"] == "result")] \
         if kept is not None else None
     if on is None or set(on["block"].tolist()) != set(range(PLACES["grid"])) or \
@@ -266,25 +266,18 @@ def _whole_warps_stored(kernels):
            "the same as threadIdx.x & 31 (the low 5 bits)")
 
 
-def _one_sum_too_many(kernels):
-    """On the simulator (``PLACES``, its accesses kept): block 0's reads of shared memory were
-    lanes 0 to warps reading element lane, one more than the warps wrote: lane <= warps."""
-    kept = accesses_of(kernels, _launch(PLACES), key="warp sums read", accesses=4096)
-    reads = kept[kept["shared"] & ~kept["write"] & (kept["block"] == 0)] if kept is not None \
-        else None
-    warps = PLACES["block"] // 32
-    if reads is None or not len(reads) or (reads["index"] != reads["thread"]).any():
-        return
-    if set(reads["thread"].tolist()) == set(range(32)):
-        yield (f"lanes 0 to 31 of the first warp read {reads[0]['array']}[0] to [31], where the "
-               f"block's {warps} warps wrote only {reads[0]['array']}[0] to [{warps - 1}] "
-               f"({on_the_simulator(warps)}): the first warp added all 32 elements, the "
-               "ones no warp wrote too, which hold whatever shared memory held (NaN on the "
-               "simulator), as warps = 32 (the array's size) or no test on the lane does",
-               "a block has blockDim.x / 32 warps, not 32: add only the sums they wrote, lane < "
-               "blockDim.x / 32 ? warp_sums[lane] : 0.0f (warps = blockDim.x / 32)")
-    if set(reads["thread"].tolist()) == set(range(warps + 1)):
-        yield one_sum_past(body_words(kernels), warps, reads[0]["array"])
+def _block_accesses(kernels, block=PLACES["block"]):
+    """The accesses a launch on the simulator of ``block`` threads a block and ``PLACES``' 3
+    blocks, one element a thread, kept (the first 4096: all of block 0's)."""
+    probe = dict(n=block * PLACES["grid"], block=block, grid=PLACES["grid"])
+    return accesses_of(kernels, _launch(probe), key=f"warp sums read {block}", accesses=4096)
+
+
+def _reads_past_the_warps(kernels, case):
+    """The first warp's reads of warp_sums past the sums the warps wrote, seen in a launch of the
+    block of ``case``, the case the verdict quotes (``dot_product_reads``)."""
+    yield from reads_past_the_warps(_block_accesses(kernels, case["block"]), case["block"] // 32,
+                                    body_words(kernels))
 
 
 def _not_shared(kernels):
@@ -352,7 +345,7 @@ def _observed_mistakes(kernels, case):
     if seen.error is not None:
         yield from _whole_warps_stored(kernels)
     yield from observed_mistakes(seen, syncwarp_first(kernels, _refine))
-    yield from _one_sum_too_many(kernels)
+    yield from _reads_past_the_warps(kernels, case)
     yield from _added_into_unset(kernels)
     if not seen.error and np.isnan(seen.outs[0].got[0]):
         yield ("on the simulator, which fills shared memory with NaN before each block (a GPU "

@@ -269,7 +269,8 @@ def _lane_bound(text):
 def on_the_simulator(warps):
     """The launch a finding of the simulator's comes from, told with it: its block is not the one
     of the case the verdict ends with (a block of 96 threads has 3 warps, this launch 4)."""
-    return f"on the simulator, in a launch of {warps} warps a block (blockDim.x = {32 * warps})"
+    return (f"on the simulator, in a launch of {warps} warp{'s' * (warps > 1)} a block "
+            f"(blockDim.x = {32 * warps})")
 
 
 def read_not_added(kept, warps, words):
@@ -316,24 +317,6 @@ def _sum_left_aside(words, array):
     if len(sums) == 1 and len(added) == 1 and sums[0] != added[0]:
         return sums[0], added[0]
     return None
-
-
-def one_sum_past(words, warps, array):
-    """(problem, hint) where lanes 0 to ``warps`` of the first warp read ``array`` (the warp
-    sums), one more than the block's ``warps`` warps wrote: the lane test written lane <= warps
-    where ``words`` (the kernel body's, ``microscope.body_words``) has it, else the warps counted
-    one too many (blockDim.x / 32 + 1, a rounding up)."""
-    read = (f"lane {warps} of the first warp read {array}[{warps}], one past the {warps} sums the "
-            f"block's {warps} warps wrote ({on_the_simulator(warps)}: lanes 0 to "
-            f"{warps} read), and that element holds whatever shared memory held (NaN on the "
-            "simulator)")
-    if any(words[i:i + 2] == ["lane", "<="] for i in range(len(words) - 1)):
-        return (f"{read}: the test lane <= warps lets lane warps through", "the warps' sums "
-                "are warp_sums[0] to warp_sums[warps - 1]: lane < warps ? warp_sums[lane] : 0.0f")
-    return (f"{read}: the lane test is right, but warps counts {warps + 1}, one more than the "
-            f"block's {warps} (a + 1 or a rounding up of blockDim.x / 32)", "a block's threads "
-            "come in whole warps (blockDim.x is a multiple of 32), so it has exactly "
-            "blockDim.x / 32 of them: warps = blockDim.x / 32")
 
 
 def wrapped_sums(kept, warps, got, want):

@@ -184,8 +184,13 @@ WRONG = {
     "count_by_max": ([("int count = min(BLOCK, n - first);", "int count = max(BLOCK, n - first);")],
                      ["thread 0 of block 0 read tile[256]", "the sum over 256, not over 100",
                       "the larger of BLOCK and n - first (max)", "int count = min(BLOCK, n - first);"]),
+    # blind audit AP (opened with 'the kernel failed in the launch that looks for bug 1 ..., on
+    # a mistake that is not one of the planted bugs'): the sum loop's k <= count named first
     "sum_one_past_count": ([("k < count; k++", "k <= count; k++")],
-                           ["index 256", "tile is declared as it should be", "k < count (not <=)"]),
+                           ["NOT YET: thread 0's sum loop ran one past the block's elements",
+                            "read tile[256], past the tile's end", "as k <= count does",
+                            "the mean came out right", "Hint: the block's elements are tile[0] to tile[count - 1]",
+                            "k < count (not <=)"]),
     # the y store's guard, not the load's, reads x[n]: named as itself, not as bug 1
     "y_stored_up_to_n": ([("    if (i < n)\n        y[i]", "    if (i <= n)\n        y[i]")],
                          ["the line that stores y", "lets i = n through", "not i <= n"]),

@@ -177,10 +177,15 @@ WRONG = {
     "divided_twice": ([(READ, "m[r * cols + col] / rows;")],
                       {"problem": "divided by rows twice", "hint": "divide once"}),
     "not_divided": ([("sum / rows", "sum")], {"problem": "not divided by rows", "hint": "sum / rows"}),
+    # blind audit AP (was '... the sum is kept in an int ..., or divided by an integer division
+    # (1 / rows is 0)' for both): a launch of elements with whole parts tells the two apart
     "int_sum": ([("float sum = 0.0f;", "int sum = 0;")],
-                {"problem": "every mean is 0", "hint": "float sum = 0.0f"}),
+                {"problem": "every mean is 0: the sum is kept in an int, which cuts every float "
+                            "added to a whole number", "hint": "float sum = 0.0f"}),
+    "int_sum_float_division": ([("float sum = 0.0f;", "int sum = 0;"), ("sum / rows", "(float)sum / rows")],
+                               {"problem": "every mean is 0: the sum is kept in an int", "hint": "float sum = 0.0f"}),
     "integer_reciprocal": ([("sum / rows", "sum * (1 / rows)")],
-                           {"problem": "every mean is 0", "hint": "sum / rows"}),
+                           {"problem": "the sum was divided with an integer division, 1 / rows is 0", "hint": "means[col] = sum / rows"}),
     "replaced_not_added": ([("sum += ", "sum = ")], {"problem": "replaced the sum", "hint": "sum +="}),
     "guard_off_by_one": ([("col >= cols", "col > cols")],
                          {"problem": "past the end", "hint": "if (col >= cols) return;"}),
@@ -292,6 +297,14 @@ def test_each_mistake_gets_its_own_verdict(kernels, name):
     assert verdict.passed is False
     for field, words in WRONG[name][1].items():
         assert words in getattr(verdict, field), verdict
+
+
+@pytest.mark.parametrize("name, other", [("int_sum", "integer division"),
+                                         ("int_sum_float_division", "integer division"),
+                                         ("integer_reciprocal", "kept in an int")])
+def test_every_mean_0_names_the_one_cause_it_has(kernels, name, other):
+    verdict = checker.check_column_means_kernel(*kernels[name])
+    assert other not in verdict.problem, verdict
 
 
 def test_a_sum_read_unset_whose_means_came_out_right_by_luck_is_not_yet():
