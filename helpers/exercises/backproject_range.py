@@ -18,12 +18,12 @@ from helpers.ch10.point_cloud import backproject
 from helpers.exercises import near
 from helpers.exercises.backproject_range_models import (
     DEPTH_SCALE, FORMULA_HINT, NAN_HINT, converted_twice, infinite_marks, interleaved_nans,
-    interleaved_points, n_too_large, planes_apart, points_unwritten, range_anded, some_planes_nan,
-    wrong_models)
+    interleaved_points, n_too_large, points_unwritten, range_anded, some_planes_nan, wrong_models)
 from helpers.exercises.backproject_range_ends import ends_dropped
 from helpers.exercises.backproject_range_overwritten import nans_at_plane_starts, nans_overwritten
 from helpers.exercises.backproject_range_rows import block_sides_swapped, v_steps_by_the_width
 from helpers.exercises.backproject_range_scale import scale_ignored
+from helpers.exercises.backproject_range_stores import planes_apart
 from helpers.exercises.common import Input, Output, close
 from helpers.exercises.coverage import Grid, Words, never_written, past_the_end, reached
 from helpers.exercises.hidden import awkward, pick
@@ -194,6 +194,7 @@ def _unwritten(unwritten, case, kept, kernels):
     if unwritten.all():
         yield ("nothing was written: xyz still holds the poison the checker filled it with",
                "every thread writes its pixel's X, Y and Z (or NaN) into the three planes")
+    yield from planes_apart(unwritten, case, kept)
     holes = depth_image(case) == 0
     if holes.any() and np.array_equal(unwritten.any(axis=0), holes) and unwritten[:, holes].all():
         v, u = np.argwhere(holes)[0]
@@ -209,7 +210,6 @@ def _unwritten(unwritten, case, kept, kernels):
         yield (f"at the pixels that are not points, only {' and '.join(planes[~at_dropped])} got "
                f"NaN: {missing} {'were' if ' and ' in missing else 'was'} never written there",
                "a pixel that is not a point is NaN in all three planes: " + NAN_HINT)
-    yield from planes_apart(unwritten, case)
     per_plane = unwritten.reshape(3, -1).all(axis=1)
     if per_plane.any() and not per_plane.all():
         yield (f"the {', '.join(planes[per_plane])} plane of xyz was never written", "X goes to "
