@@ -1,11 +1,10 @@
 """Checker for the exercise of notebook 10: ``cuda_src/exercises/backproject_range.cu``.
 
-``backproject_range`` turns a depth image (``uint16`` millimetres) into three planes X, Y, Z:
-pixel (u, v) of depth d is ``Z = d * depth_scale, X = (u - cx) Z / fx, Y = (v - cy) Z / fy``, kept
-when ``d > 0`` and ``z_min <= Z <= z_max``, else NaN in all three planes (so the poison is
-another value). The cameras have fx != fy and cx != cy, the depths 0 and both ends of the range.
-The last case runs on the simulator, race-checked: a kernel in which every thread does the image
-writes the right points, many times each; a right one again there at another depth_scale."""
+``backproject_range``: pixel (u, v) of depth d (``uint16`` mm) is ``Z = d * depth_scale, X = (u -
+cx) Z / fx, Y = (v - cy) Z / fy`` in three planes, NumPy's float32 to the bit, kept when ``d > 0``
+and ``z_min <= Z <= z_max``, else NaN in all three (so the poison is another value), with fx != fy,
+cx != cy, depths 0 and at both ends of the range. The last case runs on the simulator,
+race-checked (a kernel in which every thread does the image writes each point many times)."""
 
 from __future__ import annotations
 
@@ -16,6 +15,7 @@ import numpy as np
 
 from helpers.ch10.point_cloud import backproject
 from helpers.exercises import near
+from helpers.exercises.backproject_range_bits import last_bits
 from helpers.exercises.backproject_range_models import (
     DEPTH_SCALE, FORMULA_HINT, NAN_HINT, converted_twice, infinite_marks, interleaved_nans,
     interleaved_points, n_too_large, points_unwritten, range_anded, some_planes_nan, wrong_models)
@@ -173,11 +173,11 @@ def _mistakes(case, run):
                     np.ravel_multi_index((plane, fv, fu), got.shape))
     yield from scale_ignored(run.kernel, _launch(case), got)
     yield from _read_before_the_guard(case, run.kernel)
+    yield from last_bits(run.kernel, got, depth, intrinsics, kept)
 
 
 def _read_before_the_guard(case, kernels):
-    """Every point right, but depth read above the bounds guard in the kernel's text (its
-    simulated twin's source): the threads outside the image read past depth's end."""
+    """Every point right, but depth read above the bounds guard (the kernel's text): past its end."""
     if (text := kernel_words(kernels)) is None:
         return
     source, tokens, _, _, end = text

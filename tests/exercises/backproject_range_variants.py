@@ -66,6 +66,18 @@ MARKS = {
 
 # Wrong: the points stored in the wrong places, or computed otherwise than in NumPy's float32.
 POINTS = {
+    # blind audit AP (was 'PASS: every point matches NumPy's back-projection ...', where 676
+    # values differ from NumPy's float32 in the last bit): z declared double, so X and Y are
+    # computed in double and rounded once at the store
+    "z_declared_double": ([("float z = depth[i] * depth_scale;",
+                            "double z = depth[i] * depth_scale;")],
+                          ["z is declared double", "differ from NumPy's float32 X and Y in the last bit",
+                           "Hint: declare z a float"]),
+    # X divided by fx before the depth multiplies it: close to NumPy's, not NumPy's to the bit
+    "x_divided_before_the_depth": ([("(u - cx) * z / fx", "(u - cx) / fx * z")],
+                                   ["differ from NumPy's float32 X in the last bits",
+                                    "the points must be NumPy's bit for bit",
+                                    "Hint: do NumPy's float32 operations in its order"]),
     # blind audit AP (was '816 of 1665 pixels were never written ... Hint: every pixel needs a
     # thread: u = ...', the index being right): the point's Y and Z stored a row apart, at
     # width + i and 2 * width + i, the NaNs in their planes
