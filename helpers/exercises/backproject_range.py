@@ -1,11 +1,10 @@
 """Checker for the exercise of notebook 10: ``cuda_src/exercises/backproject_range.cu``.
 
-``backproject_range`` turns a depth image (``uint16`` millimetres) into three planes X, Y, Z:
-pixel (u, v) of depth d is ``Z = d * depth_scale, X = (u - cx) Z / fx, Y = (v - cy) Z / fy``, kept
-when ``d > 0`` and ``z_min <= Z <= z_max``, else NaN in all three planes (so the poison is
-another value). The cameras have fx != fy and cx != cy, the depths 0 and both ends of the range.
-The last case runs on the simulator, race-checked: a kernel in which every thread does the image
-writes the right points, many times each; a right one again there at another depth_scale."""
+``backproject_range``: pixel (u, v) of depth d (``uint16`` mm) is ``Z = d * depth_scale, X = (u -
+cx) Z / fx, Y = (v - cy) Z / fy`` in three planes, NumPy's float32 to the bit, kept when ``d > 0``
+and ``z_min <= Z <= z_max``, else NaN in all three (so the poison is another value), with fx != fy,
+cx != cy, depths 0 and at both ends of the range. The last case runs on the simulator,
+race-checked (a kernel in which every thread does the image writes each point many times)."""
 
 from __future__ import annotations
 
@@ -16,14 +15,15 @@ import numpy as np
 
 from helpers.ch10.point_cloud import backproject
 from helpers.exercises import near
+from helpers.exercises.backproject_range_bits import last_bits
 from helpers.exercises.backproject_range_models import (
     DEPTH_SCALE, FORMULA_HINT, NAN_HINT, converted_twice, infinite_marks, interleaved_nans,
-    interleaved_points, n_too_large, planes_apart, points_unwritten, range_anded, some_planes_nan,
-    wrong_models)
+    interleaved_points, n_too_large, points_unwritten, range_anded, some_planes_nan, wrong_models)
 from helpers.exercises.backproject_range_ends import ends_dropped
 from helpers.exercises.backproject_range_overwritten import nans_at_plane_starts, nans_overwritten
 from helpers.exercises.backproject_range_rows import block_sides_swapped, v_steps_by_the_width
 from helpers.exercises.backproject_range_scale import scale_ignored
+from helpers.exercises.backproject_range_stores import planes_apart
 from helpers.exercises.common import Input, Output, close
 from helpers.exercises.coverage import Grid, Words, never_written, past_the_end, reached
 from helpers.exercises.hidden import awkward, pick
@@ -173,11 +173,11 @@ def _mistakes(case, run):
                     np.ravel_multi_index((plane, fv, fu), got.shape))
     yield from scale_ignored(run.kernel, _launch(case), got)
     yield from _read_before_the_guard(case, run.kernel)
+    yield from last_bits(run.kernel, got, depth, intrinsics, kept)
 
 
 def _read_before_the_guard(case, kernels):
-    """Every point right, but depth read above the bounds guard in the kernel's text (its
-    simulated twin's source): the threads outside the image read past depth's end."""
+    """Every point right, but depth read above the bounds guard (the kernel's text): past its end."""
     if (text := kernel_words(kernels)) is None:
         return
     source, tokens, _, _, end = text
@@ -194,6 +194,7 @@ def _unwritten(unwritten, case, kept, kernels):
     if unwritten.all():
         yield ("nothing was written: xyz still holds the poison the checker filled it with",
                "every thread writes its pixel's X, Y and Z (or NaN) into the three planes")
+    yield from planes_apart(unwritten, case, kept)
     holes = depth_image(case) == 0
     if holes.any() and np.array_equal(unwritten.any(axis=0), holes) and unwritten[:, holes].all():
         v, u = np.argwhere(holes)[0]
@@ -209,7 +210,6 @@ def _unwritten(unwritten, case, kept, kernels):
         yield (f"at the pixels that are not points, only {' and '.join(planes[~at_dropped])} got "
                f"NaN: {missing} {'were' if ' and ' in missing else 'was'} never written there",
                "a pixel that is not a point is NaN in all three planes: " + NAN_HINT)
-    yield from planes_apart(unwritten, case)
     per_plane = unwritten.reshape(3, -1).all(axis=1)
     if per_plane.any() and not per_plane.all():
         yield (f"the {', '.join(planes[per_plane])} plane of xyz was never written", "X goes to "

@@ -386,15 +386,3 @@ def converted_twice(kernels, launch, z, wide):
            "the range test drops every point", "depth_scale is metres per millimetre already: "
            "z = depth[i] * depth_scale" + hint)
 
-
-def planes_apart(unwritten, case):
-    """Y and Z stored k and 2 k elements after X (k not n): everything from n + 2 k on unwritten,
-    everything before it written."""
-    n, first = unwritten[0].size, int(np.argmax(unwritten.ravel()))
-    k = (first - n) // 2
-    if 0 < k < n and first == n + 2 * k and unwritten.ravel()[first:].all():
-        name = {case["width"]: "width", case["height"]: "height"}.get(k, str(k))
-        yield (f"Y and Z were stored {name} and 2 * {name} elements after X (xyz[{name} + i], "
-               f"xyz[2 * {name} + i]), inside X's plane, so xyz[{first}] to the end were never "
-               "written", "each plane holds n = width * height floats: X goes to xyz[i], Y to "
-               "xyz[n + i] and Z to xyz[2 * n + i]")

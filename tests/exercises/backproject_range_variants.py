@@ -2,7 +2,9 @@
 tests/exercises/test_backproject_range.py: the solution (KERNEL) and RIGHT (name -> the
 replacements in the solution), each of which must pass; and MARKS, wrong kernels that mark the
 pixels that are not points in the wrong places or with the wrong values (name -> (replacements, a
-piece of the expected verdict, or a list of pieces)), a part of the test's WRONG."""
+piece of the expected verdict, or a list of pieces)), and POINTS, wrong kernels whose points are
+stored in the wrong places or computed otherwise than NumPy's float32 (the same shape), parts of the
+test's WRONG."""
 
 from kernel_sources import solution
 
@@ -60,4 +62,33 @@ MARKS = {
     # blind audit AF (was '246 pixels with no measurement ... kept as points'): marks 0.0f, not NaN
     "marked_with_zero": ([('= nanf("");', "= 0.0f;")], ["the 849 pixels that are not points hold 0 "
                          "in X, Y and Z, not NaN", 'Hint: mark them NaN, not 0: write nanf("")']),
+}
+
+# Wrong: the points stored in the wrong places, or computed otherwise than in NumPy's float32.
+POINTS = {
+    # blind audit AP (was 'PASS: every point matches NumPy's back-projection ...', where 676
+    # values differ from NumPy's float32 in the last bit): z declared double, so X and Y are
+    # computed in double and rounded once at the store
+    "z_declared_double": ([("float z = depth[i] * depth_scale;",
+                            "double z = depth[i] * depth_scale;")],
+                          ["z is declared double", "differ from NumPy's float32 X and Y in the last bit",
+                           "Hint: declare z a float"]),
+    # X divided by fx before the depth multiplies it: close to NumPy's, not NumPy's to the bit
+    "x_divided_before_the_depth": ([("(u - cx) * z / fx", "(u - cx) / fx * z")],
+                                   ["differ from NumPy's float32 X in the last bits",
+                                    "the points must be NumPy's bit for bit",
+                                    "Hint: do NumPy's float32 operations in its order"]),
+    # blind audit AP (was '816 of 1665 pixels were never written ... Hint: every pixel needs a
+    # thread: u = ...', the index being right): the point's Y and Z stored a row apart, at
+    # width + i and 2 * width + i, the NaNs in their planes
+    "point_planes_a_row_apart": ([("xyz[n + i] = (v - cy)", "xyz[width + i] = (v - cy)"),
+                                  ("xyz[2 * n + i] = z;", "xyz[2 * width + i] = z;")],
+                                 ["the points' Y and Z went to xyz[width + i] and xyz[2 * width + i]",
+                                  "the NaNs went to their planes",
+                                  "Hint: each plane holds n = width * height floats"]),
+    # the other branch's half-finished edit: the NaNs' Y and Z a row apart, the points' in place
+    "nan_planes_a_row_apart": ([('xyz[n + i] = xyz[2 * n + i] = nanf("")',
+                                 'xyz[width + i] = xyz[2 * width + i] = nanf("")')],
+                               ["the NaNs' Y and Z went to xyz[width + i] and xyz[2 * width + i]",
+                                "store the NaNs' Y and Z there, as the points are"]),
 }

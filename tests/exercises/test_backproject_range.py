@@ -5,7 +5,7 @@ shipped solution, all compiled as one module)."""
 import numpy as np
 import pytest
 
-from backproject_range_variants import KERNEL, MARKS, NAN, RIGHT
+from backproject_range_variants import KERNEL, MARKS, NAN, POINTS, RIGHT
 from kernel_sources import compile_variant_pairs, simulator_only, stable_file, variant
 
 from helpers.exercises.backproject_range import (
@@ -173,6 +173,7 @@ WRONG = {
                                    ["X and Y are NaN, Z not: Z holds the pixel's depth z",
                                     "Hint: write nanf(\"\") into the Z plane there too"]),
     **MARKS,
+    **POINTS,
     "y_plane_forgotten": ([(Y, ""), (NAN, '        xyz[i] = xyz[2 * n + i] = nanf("");\n')],
                           "the Y plane of xyz was never written"),
     "nothing_written": ([(NAN, ""), (X + Y + Z, "")], "nothing was written"),
