@@ -15,11 +15,12 @@ import numpy as np
 
 from helpers.exercises import near
 from helpers.exercises.causal_softmax_models import (
-    _exps, _lanes_own_max, _near, _shfl_down_max, _shfl_down_sums, _shifted, far, late,
+    _exps, _near, _shfl_down_sums, _shifted, far, late,
     max_from_0, max_from_the_lane_s_column, max_of_column_numbers, max_of_first_1024_columns,
     max_of_first_columns, max_of_magnitudes, softmax, sum_without_max, sunk,
     unwritten_parts, visible, write_without_max)
 from helpers.exercises.causal_softmax_last import nothing_masked
+from helpers.exercises.causal_softmax_maxima import lanes_maxima
 from helpers.exercises.causal_softmax_rows import (lanes_alike, written_past_the_last_row,
                                                    max_by_fminf, max_subtracted_reversed, refine,
                                                    rows_misread, sum_before_the_max,
@@ -130,18 +131,6 @@ def _max_slips(x, got, bad, kernels):
         yield ("y is NaN in exactly the rows whose visible scores are all below -120: m starts "
                "at 0, above every score of those rows, and each exp(x - m) underflowed to 0",
                "start the max at -INFINITY: float m = -INFINITY, then fmaxf over columns 0 to last")
-
-
-def _lanes_maxima(x, got):
-    """The mistakes where the lanes subtract different maxima, each named by its model."""
-    if _near(got, softmax(x, shift=_shfl_down_max(x))):
-        yield ("each lane subtracted a different max: only lane 0 holds the row's max after "
-               "__shfl_down_sync, the other lanes a max of part of the row",
-               "every lane needs the row's max: m = warp_max(m), whose __shfl_xor_sync leaves it "
-               "in every lane (or hand lane 0's to all: m = __shfl_sync(0xffffffffu, m, 0))")
-    if _near(got, _lanes_own_max(x)):
-        yield ("each lane subtracted the max of its own columns, not the row's",
-               "after each lane's max, m = warp_max(m): all 32 lanes need the same max")
 
 
 def _near_nan(got, model):
@@ -354,7 +343,7 @@ def _mistakes(case, run):
     yield from lanes_alike(x, got, run.out.unwritten, case[2])
     yield from unwritten_parts(x, got, run.out.unwritten, case[2],
                                lambda: _rows_probed(run.kernel))
-    yield from _lanes_maxima(x, got)
+    yield from lanes_maxima(x, got)
     if right[:x.shape[1] - 1].all():  # only rows r >= cols - 1 are wrong
         yield ("only the rows that see every column (row >= cols - 1) are wrong: their last "
                "column is not cols - 1", "last = min(row, cols - 1): a row has only cols columns")
