@@ -15,11 +15,13 @@ import numpy as np
 
 from helpers.exercises import near
 from helpers.exercises.causal_softmax_models import (
-    _exps, _lanes_own_max, _near, _shfl_down_max, _shfl_down_sums, _shifted, far, late,
+    _exps, _near, _shfl_down_sums, _shifted, far, late,
     max_from_0, max_from_the_lane_s_column, max_of_column_numbers, max_of_first_1024_columns,
     max_of_first_columns, max_of_magnitudes, softmax, sum_without_max, sunk,
     unwritten_parts, visible, write_without_max)
+from helpers.exercises.causal_softmax_half import flat_scores, sum_in_half
 from helpers.exercises.causal_softmax_last import nothing_masked
+from helpers.exercises.causal_softmax_maxima import lanes_maxima
 from helpers.exercises.causal_softmax_rows import (lanes_alike, written_past_the_last_row,
                                                    max_by_fminf, max_subtracted_reversed, refine,
                                                    rows_misread, sum_before_the_max,
@@ -35,9 +37,12 @@ from helpers.exercises.origin import Wrong
 # (rows, cols, threads a block): cols not a multiple of 32; the second has fewer columns than
 # lanes and more warps than rows; in the third the last rows see every column; in the fourth
 # rows 1024 on see past column 1023.
+# The fifth's scores are flat (``flat_scores``): its long rows' sums hold many small terms
+# beside one of 1, which a lane's sum kept in half precision loses.
 # Last, a small one on the simulator, race-checked: lanes that each store the whole row write
 # the right values, each of them 32 times.
-CASES = [(13, 100, 64), (5, 20, 128), (70, 50, 96), (1030, 1100, 128), (3, 40, 64, "observe")]
+CASES = [(13, 100, 64), (5, 20, 128), (70, 50, 96), (1030, 1100, 128), (1100, 1100, 128, "flat"),
+         (3, 40, 64, "observe")]
 BLOCKS = (32, 64, 96, 128, 256)
 
 
@@ -47,7 +52,8 @@ def _draw(rng):
     return [(int(rng.integers(6, 30)), awkward(rng, 32, 33, 400), pick(rng, BLOCKS)),
             (int(rng.integers(1, 8)), pick(rng, [c for c in range(1, 32) if c != 20]), 128),
             (rows, awkward(rng, 32, 33, rows - 1), pick(rng, BLOCKS)),
-            (long, awkward(rng, 32, long + 1, long + 99), pick(rng, BLOCKS))]
+            (long, awkward(rng, 32, long + 1, long + 99), pick(rng, BLOCKS)),
+            (flat := awkward(rng, 32, 1026, 1100), flat, pick(rng, BLOCKS), "flat")]
 
 
 def scores(rows, cols):
@@ -67,7 +73,8 @@ def scores(rows, cols):
 
 
 def _launch(case):
-    (rows, cols, block), x = case[:3], scores(*case[:2])
+    (rows, cols, block) = case[:3]
+    x = (flat_scores if case[3:] == ("flat",) else scores)(rows, cols)
     return Launch((Input(x, after=64, junk=150.0), Output((rows, cols), np.float16, guard=cols),
                    np.int32(rows), np.int32(cols)),
                   block=(block, 1, 1), grid=(-(-rows // (block // 32)), 1), model=x)
@@ -80,7 +87,8 @@ def _observed(kernels, case):
 
 
 def _sum_slips(x, got, kernels):
-    """The mistakes whose rows do not add up to 1, each named by a model of what it computes."""
+    """The mistakes of the rows' sums, each named by a model of what it computes."""
+    yield from sum_in_half(x, got)
     e, rows = _exps(x), np.arange(x.shape[0])
     own = np.arange(x.shape[1])[None, :] == np.minimum(rows, x.shape[1] - 1)[:, None]
     if _near(got, e):
@@ -130,18 +138,6 @@ def _max_slips(x, got, bad, kernels):
         yield ("y is NaN in exactly the rows whose visible scores are all below -120: m starts "
                "at 0, above every score of those rows, and each exp(x - m) underflowed to 0",
                "start the max at -INFINITY: float m = -INFINITY, then fmaxf over columns 0 to last")
-
-
-def _lanes_maxima(x, got):
-    """The mistakes where the lanes subtract different maxima, each named by its model."""
-    if _near(got, softmax(x, shift=_shfl_down_max(x))):
-        yield ("each lane subtracted a different max: only lane 0 holds the row's max after "
-               "__shfl_down_sync, the other lanes a max of part of the row",
-               "every lane needs the row's max: m = warp_max(m), whose __shfl_xor_sync leaves it "
-               "in every lane (or hand lane 0's to all: m = __shfl_sync(0xffffffffu, m, 0))")
-    if _near(got, _lanes_own_max(x)):
-        yield ("each lane subtracted the max of its own columns, not the row's",
-               "after each lane's max, m = warp_max(m): all 32 lanes need the same max")
 
 
 def _near_nan(got, model):
@@ -354,7 +350,7 @@ def _mistakes(case, run):
     yield from lanes_alike(x, got, run.out.unwritten, case[2])
     yield from unwritten_parts(x, got, run.out.unwritten, case[2],
                                lambda: _rows_probed(run.kernel))
-    yield from _lanes_maxima(x, got)
+    yield from lanes_maxima(x, got)
     if right[:x.shape[1] - 1].all():  # only rows r >= cols - 1 are wrong
         yield ("only the rows that see every column (row >= cols - 1) are wrong: their last "
                "column is not cols - 1", "last = min(row, cols - 1): a row has only cols columns")
@@ -389,7 +385,8 @@ EXERCISE = KernelExercise(
     observed_as="race-checked",
     success=f"the causal softmax of every row, scores of 100 included ({len(CASES) - 1} "
             "launches, rows whose length is not a multiple of 32, more warps than rows, rows of "
-            "more than 1024 columns; each element stored by one lane)")
+            "more than 1024 columns, long rows of small terms summed in float; each element "
+            "stored by one lane)")
 
 check_causal_softmax = EXERCISE.check_file          # (path="exercises/causal_softmax.cu")
 check_causal_softmax_kernel = EXERCISE.check_kernel  # (kernel): the same on a compiled kernel

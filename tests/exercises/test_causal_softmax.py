@@ -197,6 +197,25 @@ WRONG = [
                                               "    m = __shfl_sync(0xffffffffu, m, 0);\n")),
      ["every lane subtracted lane 0's own max", "before the lanes' maxima were combined",
       "m = warp_max(m)"]),
+    # blind audit APA-causal_softmax (was '80 of 1300 outputs are wrong (the first is y[1][0] =
+    # 0.5, ...) ... Hint: y = exp(x - m) / sum where c <= last, else 0', the formula again):
+    # warp_max's loop stops before the shuffle at offset 1, each lane keeps every second lane's max
+    ("warp_max_stops_at_offset_2", variant(KERNEL, ("offset > 0; offset /= 2)\n        v = fmaxf",
+                                                    "offset > 1; offset /= 2)\n        v = fmaxf")),
+     ["each lane subtracted a different max", "every second lane",
+      "warp_max's loop stopped before its shuffle at offset 1", "y[1][0] = 0.5",
+      "Hint: warp_max's loop runs down to offset 1",
+      "for (int offset = 16; offset > 0; offset /= 2)"]),
+    # blind audit APA-causal_softmax (it passed): each lane's running sum kept in __half
+    ("sum_kept_in_half", variant(
+        KERNEL, ("    float sum = 0.0f;\n", "    __half hsum = __float2half(0.0f);\n"),
+        ("        sum += __expf(__half2float(in[c]) - m);\n    sum = warp_sum(sum);\n",
+         "        hsum = __hadd(hsum, __float2half(__expf(__half2float(in[c]) - m)));\n"
+         "    float sum = warp_sum(__half2float(hsum));\n")),
+     ["each lane's sum was kept in half precision (__half)",
+      "a sum kept in 16 bits stops growing once each term is below half a step of it",
+      "row 1099's sum came out", "rows = 1100, cols = 1100",
+      "Hint: keep the sum a float: float sum = 0.0f"]),
     ("warp_sum_shfl_down", variant(KERNEL, ("v += __shfl_xor_sync", "v += __shfl_down_sync")),
      ["only lane 0 holds the sum after __shfl_down_sync", "use __shfl_xor_sync"]),
     # blind audit TPA-causal_softmax-1 (was 'the rows do not add up to 1: the sum of exp(x - m)
