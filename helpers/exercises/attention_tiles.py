@@ -21,6 +21,7 @@ from helpers.exercises import near
 from helpers.exercises.attention_tiles_staging import staged_past_n
 from helpers.exercises.attention_tiles_tile_count import walked_too_few
 from helpers.exercises.common import Input, Output
+from helpers.exercises.failure import shared_by_the_block
 from helpers.exercises.hidden import awkward, pick
 from helpers.exercises.kernel import KernelExercise, Launch, on_simulator
 from helpers.exercises.microscope import (accesses_of, barrier_lines, body_words, observe,
@@ -115,8 +116,9 @@ def _refine(failure):
 
 
 def _refined(kernels):
-    """``_refine``, with the race of the next tile staged over this one, which needs the text."""
+    """``_refine``, after two races: a thread's own value __shared__, the next tile staged early."""
     def refine(failure):
+        yield from shared_by_the_block(failure)
         yield from _next_tile_staged_early(failure, barrier_lines(kernels))
         yield from _refine(failure)
     return refine

@@ -294,6 +294,24 @@ def race_hint(failure: Failure) -> str:
     return barrier
 
 
+def shared_by_the_block(failure: Failure):
+    """``(problem, hint)`` for a race on a ``__shared__`` variable of one element (a scalar) that
+    two threads stored into plainly: a value each thread needs its own copy of (an index, a
+    counter, a running sum) declared ``__shared__``, one for the whole block. For the exercises
+    whose kernels keep no value for the whole block in shared memory (a ``refine``)."""
+    err = failure.error
+    if failure.kind != "race" or err.space != "shared" or getattr(err, "length", None) != 1 or \
+            not (err.first.writes and err.second.writes):
+        return
+    name = err.array
+    yield (f"{name} is declared __shared__: one {name} for the whole block, not one for each "
+           f"thread, so the block's threads all write and read the same {name} (the race check "
+           f"on the simulator: {err.first.who} wrote it at {err.first.line}, and "
+           f"{err.second.who} at {err.second.line}, with no barrier between the two)",
+           f"declare {name} without __shared__, a plain local each thread keeps in its own "
+           "register")
+
+
 def uninitialised_hint(failure: Failure) -> str:
     err = failure.error
     if err.space == "shared":

@@ -17,6 +17,7 @@ import numpy as np
 from helpers.exercises import near
 from helpers.exercises.barrier_if import after_a_strided_loop
 from helpers.exercises.common import Output, one_further
+from helpers.exercises.failure import shared_by_the_block
 from helpers.exercises.hidden import awkward, pick
 from helpers.exercises.julia import TOLERANCE
 from helpers.exercises.kernel import KernelExercise, Launch
@@ -68,7 +69,9 @@ def _launch(case):
 
 def _refine(failure):
     """A write past iters where thread t of block b wrote its first pixel (x = t) on row
-    b * blockDim.x + t, past the image: y = blockIdx.x * blockDim.x + threadIdx.x."""
+    b * blockDim.x + t, past the image: y = blockIdx.x * blockDim.x + threadIdx.x; a race on a
+    pixel's value declared __shared__ (its counter n, say)."""
+    yield from shared_by_the_block(failure)
     err = failure.error
     if failure.kind != "out of bounds" or not err.is_write or not failure.block:
         return

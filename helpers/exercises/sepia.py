@@ -18,6 +18,7 @@ import numpy as np
 from helpers.exercises import near as near_miss
 from helpers.exercises.common import Input, Output, one_further
 from helpers.exercises.coverage import Grid, Words, coverage, past_the_end
+from helpers.exercises.failure import shared_by_the_block
 from helpers.exercises.gray_coalesced_models import half_outside_the_cast
 from helpers.exercises.hidden import grids
 from helpers.exercises.kernel import KernelExercise, Launch
@@ -69,7 +70,8 @@ def _observed(kernels, case):
     return written_twice(kernels, _launch(case), "each thread converts only its own pixel: "
                          "x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y * blockDim.y "
                          "+ threadIdx.y, i = y * width + x, then out[3*i], out[3*i + 1], "
-                         "out[3*i + 2] = ...; no loop over all the pixels", items="pixels")
+                         "out[3*i + 2] = ...; no loop over all the pixels", items="pixels",
+                         refine=shared_by_the_block)
 
 
 SIGNED_HINT = ("the channels are unsigned char, 0 to 255, as rgb holds them: read them into "

@@ -132,14 +132,15 @@ class RaceError(LaunchError):
     or "global"), ``hazard`` ("read-after-write", "write-after-read" or "write-after-write"),
     ``count`` (the hazards of the launch), ``within_warps`` (every one of them between lanes of
     one warp, where __syncwarp() is enough), ``fenced`` (only a fence lies between the two in
-    the code), with ``array`` and ``element`` where it is known."""
+    the code), with ``array`` and ``element`` where it is known, and for a ``__shared__`` array
+    ``length``, its elements (1 for a scalar; None where not known)."""
 
     def __init__(self, msg, *, first, second, space, hazard, count, within_warps, fenced=False,
-                 **facts):
+                 length=None, **facts):
         super().__init__(msg, kind="race", line=second.line, **facts)
         self.first, self.second, self.space = first, second, space
         self.hazard, self.count, self.within_warps = hazard, count, within_warps
-        self.fenced = fenced
+        self.fenced, self.length = fenced, length
 
     @property
     def same_line(self):

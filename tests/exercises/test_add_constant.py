@@ -108,8 +108,15 @@ WRONG = {
     # every thread does the whole loop: right values, but for the race check
     "every_thread_loops": ((*STORE, "for (int j = 0; j < blockDim.x; j++)\n        y[j] = x[j] + c;"),
                            "two threads wrote y[0]"),
+    # blind audit AP (was PASS: the compiler kept each thread's i, so the race check saw no
+    # access to it): the thread's index declared __shared__, one i for the whole block
+    "index_declared_shared": ((*INDEX, "__shared__ int i;\n    i = threadIdx.x;"),
+                              "i is declared __shared__, which makes one i for the whole block, not "
+                              "one for each thread: every thread stores into that one i "
+                              "(i = threadIdx.x; at line "),
 }
-HINTS = {"index_from_thread_y": "i = threadIdx.x, not threadIdx.y",
+HINTS = {"index_declared_shared": "declare i without __shared__, int i;, a plain local variable",
+         "index_from_thread_y": "i = threadIdx.x, not threadIdx.y",
          "stub_s_store_left_below": "delete y[i] = x[i]; (line ",
          "x_read_at_zero": "read x at the thread's own index too: y[i] = x[i] + c",
          "compared_not_stored": "store with one =, == compares: y[i] = x[i] + c;",
@@ -134,6 +141,10 @@ RIGHT = {
                                "int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
                                "    if (i < blockDim.x * gridDim.x) {\n"
                                "        float v = x[i];\n        v += c;\n        y[i] = v;\n    }"),
+    # c handed out through a __shared__ variable that one thread stores, behind a barrier
+    "c_shared_by_thread_0": ("int i = threadIdx.x;\n    y[i] = x[i] + c;",
+                             "__shared__ float cs;\n    if (threadIdx.x == 0)\n        cs = c;\n"
+                             "    __syncthreads();\n    int i = threadIdx.x;\n    y[i] = x[i] + cs;"),
 }
 
 

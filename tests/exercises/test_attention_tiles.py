@@ -139,6 +139,12 @@ WRONG = [
      ["o is acc / m, not acc / l: the output was divided by m, the largest score",
       "row 0: m = ", "Hint: divide by the sum of the weights, l: o[(size_t)i * HEAD_DIM + c] = "
       "__float2half(acc[c] / l)"]),
+    # blind audit AP (was '... Hint: two threads store into the same element of the shared array'):
+    # the query's running max and sum declared __shared__, one pair for the whole block
+    ("running_pair_declared_shared", variant(KERNEL, ("float m = -INFINITY, l = 0.0f;",
+                                                      "__shared__ float m, l; m = -INFINITY; l = 0.0f;")),
+     ["m is declared __shared__: one m for the whole block, not one for each thread",
+      "Hint: declare m without __shared__, a plain local each thread keeps in its own register"]),
     ("no_barrier_before_the_scores", variant(KERNEL, ("        __syncthreads();\n        int keys", "        int keys")),
      ["data race on", "__syncthreads()"]),
     ("no_barrier_before_the_next_tile", variant(KERNEL, (

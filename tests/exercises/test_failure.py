@@ -3,7 +3,8 @@ errors' fields: a race's hint depends on what the two accesses were and who made
 of a declared array's on the declaration, and the exercise's own hint comes first where it has
 one. The errors are made here with their facts, as the simulator raises them."""
 
-from helpers.exercises.failure import GUARD_HINT, Failure, describe, hint, mistake
+from helpers.exercises.failure import (GUARD_HINT, Failure, describe, hint, mistake,
+                                       shared_by_the_block)
 from helpers.sim.errors import (Access, ArrayBoundsError, LaunchError, OutOfBoundsError, RaceError,
                                WarpMaskError)
 
@@ -43,6 +44,23 @@ def test_a_read_modify_write_race_wants_an_atomic_on_that_element():
     stores = Failure(race(((0, 0, 0), B0), ((1, 0, 0), B0), hazard="write-after-write",
                           second_line="k.cu:10"))
     assert not stores.update and "each element must be loaded by one thread" in hint(stores)
+
+
+def test_a_scalar_stored_by_two_threads_is_named_as_declared_shared():
+    """Blind audit AP: a thread's own value (n, a counter) declared __shared__, of one element;
+    an array of several elements, or a read after the store, is no such mistake."""
+    def stores(length, second="writes it"):
+        err = RaceError("RACE", first=Access((0, 0, 0), B0, "k.cu:15", "writes it"),
+                        second=Access((1, 0, 0), B0, "k.cu:18", second), space="shared",
+                        hazard="write-after-write", count=9, kernel="k", array="n", element=0,
+                        within_warps=True, length=length)
+        return list(shared_by_the_block(Failure(err, block=(64, 1, 1))))
+    [(problem, named)] = stores(1)
+    assert problem.startswith("n is declared __shared__: one n for the whole block, not one for "
+                              "each thread") and "k.cu:15" in problem and "k.cu:18" in problem
+    assert named == ("declare n without __shared__, a plain local each thread keeps in its own "
+                     "register")
+    assert stores(8) == stores(None) == stores(1, "reads it") == []
 
 
 def test_what_happened_is_said_from_the_fields():

@@ -153,6 +153,13 @@ WRONG = {
                  "of the pixels differ from NumPy's"),
     # each pixel drawn by several threads, the same value: right, but for the race check
     "steps_of_one": ([("x += blockDim.x", "x++")], "two threads drew the same pixel"),
+    # blind audit AP (was '... a data race on n[0] (shared memory) ... Hint: two threads store
+    # into the same element of the shared array: each element must be loaded by one thread'):
+    # the pixel's counter declared __shared__, one n for the whole block
+    "counter_declared_shared": ([("int y = blockIdx.x;", "int y = blockIdx.x;\n    __shared__ int n;"),
+                                 ("int n = 0;", "n = 0;")],
+                                "n is declared __shared__: one n for the whole block, not one for "
+                                "each thread"),
     "y_of_a_global_index": ([("int y = blockIdx.x;", "int y = blockIdx.x * blockDim.x + threadIdx.x;")],
                             "a write of iters"),
     "y_times_width": ([("int y = blockIdx.x;", "int y = blockIdx.x * width;")], "a write of iters"),
@@ -237,7 +244,9 @@ WRONG = {
                                    "ends it after each thread's own number of turns"),
     **LOOP_BOUNDS,
 }
-HINTS = {"counted_from_1": "start n at 0: int n = 0;", "counted_before_the_test": "n++ at the end of the loop's body, after z_re = re2 - "
+HINTS = {"counter_declared_shared": "declare n without __shared__, a plain local each "
+                                    "thread keeps in its own register",
+         "counted_from_1": "start n at 0: int n = 0;", "counted_before_the_test": "n++ at the end of the loop's body, after z_re = re2 - "
                                     "im2 + c_re;",
          "re_updated_first": "update z_im first, z_im = 2.0f * z_re * z_im + c_im, while z_re "
                              "is still the old one, then z_re = re2 - im2 + c_re",

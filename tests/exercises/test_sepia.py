@@ -220,6 +220,14 @@ WRONG = {
                                            "    for (int i = 0; i < width * height; i++) {\n"),
                                           (WRITE_B + "}", WRITE_B + "    }\n}")],
                                          "two threads wrote out[0]"),
+    # blind audit AP (was '... a data race on g2[0] (shared memory) ... Hint: two threads store
+    # into the same element of the shared array: each element must be loaded by one thread'):
+    # the pixel's sums declared __shared__, one of each for the whole block
+    "sums_declared_shared": ([("    float r2 =", "    __shared__ float r2, g2, b2;\n    r2 ="),
+                              ("    float g2 =", "    g2 ="), ("    float b2 =", "    b2 =")],
+                             ("is declared __shared__: one", "for the whole block, not one for each "
+                              "thread", "Hint: declare", "without __shared__, a plain local each "
+                              "thread keeps in its own register")),
     # the OpenCL port's blind audit TFC-sepia_opencl-1, here too (the models are shared): blue
     # read from the green byte, so the weights fitted put b's weight on g
     "blue_read_from_the_green_byte": ([("b = rgb[3 * i + 2];", "b = rgb[3 * i + 1];")],

@@ -61,14 +61,17 @@ def error(result, kernel, places):
     site_a, site_b = sites[first.site - 1], sites[second.site - 1]
     hazard = _HAZARD[(first.wrote, second.wrote)]
     size = site_b.size or site_a.size or 4
+    length = None
     if race.space == GLOBAL:
         place = places.global_place(race.address)
         array, element = place[:2] if place else (None, None)
     else:
         dynamic = race.space == RaceReport.DYNAMIC_SHARED
         array, element, _ = places.shared_place(race.address, dynamic=dynamic, size=size)
+        nbytes = places.shared_array(race.address, dynamic)[2]
+        length = nbytes // size if nbytes else None
     err = RaceError(
-        "", kernel=kernel.name, array=array, element=element, address=race.address,
+        "", kernel=kernel.name, array=array, element=element, address=race.address, length=length,
         space="global" if race.space == GLOBAL else "shared", hazard=hazard, count=race.count,
         within_warps=race.across_warps == 0, fenced=first.fences != second.fences,
         block=position(second.block, result.grid), thread=position(second.thread, result.block),
