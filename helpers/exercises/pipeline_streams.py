@@ -1,8 +1,9 @@
 """Launches of notebook 05's pipeline (``pipeline.py``) queued on another stream than their
-chunk's copies: read from the streams of the calls, not from the values, which on a GPU depend
-on when each stream's work runs; a stream picked by the round, where the buffers go by the
-remainder; a return that waited for some of the streams but not all (``noting_waits``,
-``some_streams_waited``, and ``hold_ms``, which keeps the others running on a GPU); and a loop run over the streams, one chunk each
+chunk's copies, or a copy on another stream than its chunk's launch: read from the streams of
+the calls, not from the values, which on a GPU depend on when each stream's work runs; a stream
+picked by the round, where the buffers go by the remainder; a return that waited for some of the
+streams but not all (``noting_waits``, ``some_streams_waited``, and ``hold_ms``, which keeps the
+others running on a GPU); and a loop run over the streams, one chunk each
 (``one_chunk_a_stream``)."""
 
 from __future__ import annotations
@@ -12,19 +13,26 @@ from helpers.exercises.pipeline_copies import address
 from helpers.exercises.pipeline_models import _pair_numbers, _round_pick
 from helpers.exercises.verdict import listed
 
-OWN_STREAM_HINT = ("launch on the chunk's own stream, the one its copies use: s = streams[c % "
-                   "len(streams)], then drv.memcpy_htod_async(d_in, h_in[lo:hi], s), launch(d_in, "
+OWN_STREAM_HINT = ("{what} on the chunk's own stream, the one its {other} use: s = streams[c "
+                   "% len(streams)], then drv.memcpy_htod_async(d_in, h_in[lo:hi], s), launch(d_in, "
                    "d_out, hi - lo, s), drv.memcpy_dtoh_async(h_out[lo:hi], d_out, s): a stream "
                    "runs its work in order, so the kernel waits for the copy in and the copy out "
                    "for the kernel")
+_OFF = {  # which of a chunk's copy in, kernel and copy out went to another stream: the words
+    "kernel": ("kernel was launched", "its copy in and copy out", "the kernel after its chunk's "
+               "copy in or before its copy out", "launch", "copies"),
+    "copy out": ("copy out was queued", "its copy in and kernel", "the copy out after the "
+                 "chunk's kernel", "queue the copy out", "copy in and kernel"),
+    "copy in": ("copy in was queued", "its kernel and copy out", "the kernel after the chunk's "
+                "copy in", "queue the copy in", "kernel and copy out")}
 
 
 def launched_off_its_stream(calls, copies, order, streams):
-    """Launches whose chunk's copy in (the last copy into the launch's input buffer queued before
-    it) and copy out (the first copy out of its output buffer queued after it) went to one of
-    ``streams``, the launch to another of them (``order``: for each launch of ``calls``, how many
-    of ``copies`` were queued before it): nothing orders the kernel after the copy in or before
-    the copy out."""
+    """Chunks one of whose copy in (the last copy into the launch's input buffer queued before
+    it), kernel and copy out (the first copy out of its output buffer queued after it) went to
+    one of ``streams``, the other two to another of them (``order``: for each launch of
+    ``calls``, how many of ``copies`` were queued before it): nothing orders that one after (or
+    before) the rest of its chunk, whatever the values came out as."""
     if not calls or len(order) != len(calls):
         return
 
@@ -35,15 +43,17 @@ def launched_off_its_stream(calls, copies, order, streams):
     for k, (d_in, d_out, _, stream) in enumerate(calls):
         into = [s for w, _, s, d in copies[:order[k]] if w == "htod" and address(d) == d_in]
         out = [s for w, _, s, d in copies[order[k]:] if w == "dtoh" and address(d) == d_out]
-        if into and out and into[-1] is out[0] and None not in (number(stream), number(out[0])) \
-                and stream is not out[0]:
-            off.append((k, number(stream), number(out[0])))
+        used = into and out and [number(into[-1]), number(stream), number(out[0])]
+        if used and None not in used and len(set(used)) == 2:
+            odd = next(i for i in range(3) if used.count(used[i]) == 1)
+            off.append((k, ("copy in", "kernel", "copy out")[odd], used[odd], used[odd - 1]))
     if off:
-        k, used, own = off[0]
-        yield (f"chunk {k}'s kernel was launched on streams[{used}], its copy in and copy out on "
-               f"streams[{own}] (so for {len(off)} of {len(calls)} chunks): nothing orders the "
-               "kernel after its chunk's copy in or before its copy out, since each stream runs "
-               "its own work in order but not the other streams'", OWN_STREAM_HINT)
+        k, which, used, own = off[0]
+        did, rest, after, what, other = _OFF[which]
+        yield (f"chunk {k}'s {did} on streams[{used}], {rest} on streams[{own}] (so for "
+               f"{sum(o[1] == which for o in off)} of {len(calls)} chunks): nothing orders "
+               f"{after}, since each stream runs its own work in order but not the other "
+               "streams'", OWN_STREAM_HINT.format(what=what, other=other))
 
 
 def _length(err, name):

@@ -183,9 +183,6 @@ WRONG = {
                             ("chunk 1's kernel was launched on streams[0], its copy in and copy "
                              "out on streams[1] (so for 4 of 7 chunks)",
                              "launch on the chunk's own stream, the one its copies use")),
-    "copy_out_on_another_stream": (HEAD + LOOP + COPY_IN + KERNEL
-                                   + COPY_OUT.replace("d_out, s)", "d_out, streams[0])") + SYNC,
-                                   "which stream each copy and launch uses"),
     "one_buffer_pair_for_all_streams": (
         RIGHT.replace("for _ in streams]", "for _ in streams[:1]]")
              .replace("buffers[c % len(streams)]", "buffers[0]"),
@@ -304,14 +301,8 @@ WRONG = {
 }
 
 
-RACY = {"copy_out_on_another_stream": "on a GPU the copy may run after its kernel by luck"}
-"""Mistakes whose outcome on a GPU depends on when the streams' work runs: the simulator only."""
-
-
 @pytest.mark.parametrize("name", sorted(WRONG))
 def test_wrong_pipelines_fail_with_their_hint(name, capsys):
-    if name in RACY and BACKEND != "simulator":
-        pytest.skip(RACY[name])
     source, expected = WRONG[name]
     ok, out = run_check(define(source), capsys)
     assert not ok, f"{name} passed:\n{out}"

@@ -1,10 +1,11 @@
 """The pipeline exercise (notebook 05), its streams: a chunk's stream picked otherwise than its
-buffers is named from the streams and the buffers of the calls (``pipeline_streams``), where the
-verdict blamed buffers that were rightly one pair a stream."""
+buffers, or a copy queued on another stream than its chunk's kernel, is named from the streams
+and the buffers of the calls (``pipeline_streams``), where the verdict blamed buffers that were
+rightly one pair a stream, or listed every rule of the exercise."""
 
 import pytest
 
-from test_pipeline import RIGHT, SYNC, define, run_check
+from test_pipeline import COPY_IN, COPY_OUT, RIGHT, SYNC, define, run_check
 
 pytestmark = pytest.mark.gpu_timing  # as test_pipeline.py: the checker may time a GPU
 
@@ -31,6 +32,21 @@ WRONG = {
          "the list) had been waited for, not streams[0] and streams[1], which carried chunks 0, "
          "1, 3, 4 and 6: a stream's synchronize() waits for its own work alone", "Hint: wait for every stream before "
          "returning: for s in streams: s.synchronize()")),
+    # blind audit AQ (was '57148 elements differ from NumPy, the first at index 14287 (chunk 1)
+    # ... Hint: check which buffer and which stream each copy and launch uses: ...', a
+    # checklist): every chunk's copy out queued on streams[0]; named from the streams of the
+    # calls, so on a GPU too, where the copy may run after its kernel by luck
+    "copy_out_on_streams_0": (
+        RIGHT.replace(COPY_OUT, COPY_OUT.replace("d_out, s)", "d_out, streams[0])")),
+        ("chunk 1's copy out was queued on streams[0], its copy in and kernel on streams[1] (so "
+         "for 4 of 7 chunks): nothing orders the copy out after the chunk's kernel",
+         "Hint: queue the copy out on the chunk's own stream, the one its copy in and kernel "
+         "use")),
+    "copy_in_on_streams_0": (
+        RIGHT.replace(COPY_IN, COPY_IN.replace("h_in[lo:hi], s)", "h_in[lo:hi], streams[0])")),
+        ("chunk 1's copy in was queued on streams[0], its kernel and copy out on streams[1]",
+         "nothing orders the kernel after the chunk's copy in", "Hint: queue the copy in on "
+         "the chunk's own stream, the one its kernel and copy out use")),
 }
 
 
