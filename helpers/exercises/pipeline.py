@@ -20,9 +20,10 @@ from helpers.exercises.pipeline_copies import (over_budget, overwritten_before_r
 from helpers.exercises.pipeline_models import (ATOL, RTOL, buffers_watched, copies_and_launches,
                                               count_one_short, how_copied, launch_fits,
                                               shared_buffers, sharing, union_bytes)
+from helpers.exercises.pipeline_frees import frees_refused
 from helpers.exercises.pipeline_streams import (hold_ms, launched_off_its_stream, noting_waits,
                                                 one_chunk_a_stream, some_streams_waited,
-                                                stream_by_round, stream_index)
+                                                stream_by_round, stream_index, waited_inside)
 from helpers.exercises.verdict import Verdict, check_cases, not_yet, passed
 from helpers.workload import share
 
@@ -193,7 +194,8 @@ def mistakes(fn, case, kernel, on_gpu, work=WORK_SMALL, buffers=None, want=None,
         drv.Context.synchronize()
         return at_return
 
-    with buffers_watched(drv, case[0], case[1], made, first_use) as copies:
+    with buffers_watched(drv, case[0], case[1], made, first_use) as copies, frees_refused(
+            drv, streams, calls, copies, fn):
         raised, at_return = run_catching(call, "replace the TODO in my_pipeline with your code", (
             (LaunchArgumentError, "launch takes (d_in, d_out, count, stream): device buffers (or "
                                   "addresses), the number of elements as an int, and a stream"),
@@ -234,7 +236,7 @@ def diagnose(h_in, h_in_before, at_return, got, expected, n_chunks, streams, cal
     yield from read_past_its_copy(calls, copies, order, streams)
     yield from _how_computed(calls, streams, h_in, n_chunks, shared, waited)
     yield from how_copied(copies, h_in, got)
-    yield from _waited_inside(waited)
+    yield from waited_inside(waited, OVERLAP_HINT)
     if not np.array_equal(at_return, got, equal_nan=True):
         late = int((np.isnan(at_return) | (at_return != got)).sum())
         yield (f"when your function returned, {late} elements of h_out had not arrived yet "
@@ -315,17 +317,6 @@ def _how_computed(calls, streams, h_in, n_chunks, shared, waited):
             yield (right + f"the kernels used {touched} bytes of device {name} memory; the "
                    f"budget is one chunk per stream, {len(streams)} x {chunk * h_in.itemsize} "
                    "bytes", BUDGET_HINT)
-
-
-def _waited_inside(waited):
-    """The values are right: did the host wait for a chunk's kernel before it queued the
-    next (on the simulator, where ``waited`` is known)?"""
-    first = next((c for c, w in enumerate(waited or ()) if w), None)
-    if first is not None:
-        yield ("the results are right, but your function waited for chunk "
-               f"{first - 1}'s kernel before it queued chunk {first}'s, so on a GPU the chunks "
-               "run one after another and no copy overlaps a kernel: a copy without _async, or "
-               "a synchronize inside the loop, waits for the streams", OVERLAP_HINT)
 
 
 def check_overlap(fn, kernel) -> Verdict:

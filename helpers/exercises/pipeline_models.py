@@ -23,10 +23,12 @@ RTOL, ATOL = 1e-4, 1e-5  # how near h_out must be to NumPy's
 def buffers_watched(drv, n: int, n_chunks: int, made: list | None = None, first_use=None):
     """While in use, the driver's mem_alloc and asynchronous copies as the learner's function
     finds them: each allocation's (address, bytes) noted, each copy as ``copies_noted`` notes
-    it, and one that would not fit the allocation it starts in refused (``_does_not_fit``).
-    Gives the copies' list; the allocations go into ``made`` (a list of the caller's, if given);
+    it, its device buffer read as its address when queued (a buffer freed later has none), and
+    one that would not fit the allocation it starts in refused (``_does_not_fit``). Gives the
+    copies' list; the allocations go into ``made`` (a list of the caller's, if given);
     ``first_use(stream)``, where given, sees each copy's stream before the copy is queued."""
     made, mem_alloc, count = [] if made is None else made, drv.mem_alloc, {"htod": 0, "dtoh": 0}
+    copies = []
 
     def noting(nbytes, *args, **kwargs):
         buf = mem_alloc(nbytes, *args, **kwargs)
@@ -38,12 +40,14 @@ def buffers_watched(drv, n: int, n_chunks: int, made: list | None = None, first_
         arguments_swapped(way, count[way], host, device)
         if first_use is not None:
             first_use(stream)
-        _does_not_fit(way, count[way], host, address(device), made, -(-n // n_chunks))
+        at = address(device)
+        _does_not_fit(way, count[way], host, at, made, -(-n // n_chunks))
         count[way] += 1
+        copies.append((way, host, stream, at))
 
     drv.mem_alloc = noting
     try:
-        with copies_noted(drv, check) as copies:
+        with copies_noted(drv, check):
             yield copies
     finally:
         drv.mem_alloc = mem_alloc

@@ -190,3 +190,14 @@ def one_chunk_a_stream(calls, streams, got, n_chunks):
             "never written", "loop over every chunk, not over the streams: for c in "
             "range(n_chunks), lo = c * chunk, hi = min(n, lo + chunk), and give chunk c the "
             "stream s = streams[c % len(streams)] and that stream's pair of buffers")
+
+
+def waited_inside(waited, hint):
+    """The values are right: did the host wait for a chunk's kernel before it queued the
+    next (on the simulator, where ``waited`` is known)? ``hint``: the overlap's."""
+    first = next((c for c, w in enumerate(waited or ()) if w), None)
+    if first is not None:
+        yield ("the results are right, but your function waited for chunk "
+               f"{first - 1}'s kernel before it queued chunk {first}'s, so on a GPU the chunks "
+               "run one after another and no copy overlaps a kernel: a copy without _async, or "
+               "a synchronize inside the loop, waits for the streams", hint)

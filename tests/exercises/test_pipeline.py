@@ -370,6 +370,8 @@ RIGHT_OTHERWISE = {
         + "    for c, (lo, hi) in enumerate(spans):\n"
         + "        s, (d_in, d_out) = streams[c % len(streams)], buffers[c % len(streams)]\n"
         + COPY_IN + KERNEL + COPY_OUT + SYNC),
+    "frees_its_buffers_after_the_streams": (  # blind audit AQ: a free after the wait is right
+        RIGHT + "    for d_in, d_out in buffers:\n        d_in.free()\n        d_out.free()\n"),
 }
 
 

@@ -47,6 +47,16 @@ WRONG = {
         ("chunk 1's copy in was queued on streams[0], its kernel and copy out on streams[1]",
          "nothing orders the kernel after the chunk's copy in", "Hint: queue the copy in on "
          "the chunk's own stream, the one its kernel and copy out use")),
+    # blind audit AQ (was 'the kernel failed: this allocation has been freed: ... Hint: a thread
+    # read or wrote outside its array: ...'): the buffers freed after the loop, before the
+    # streams were waited for; refused before the free is made, so named on a GPU too, where
+    # cuMemFree may wait for the device by itself
+    "buffers_freed_before_the_streams_were_waited_for": (
+        RIGHT.replace(SYNC, "    for d_in, d_out in buffers:\n        d_in.free()\n"
+                            "        d_out.free()\n" + SYNC),
+        ("your function freed d_in at line 15 of your cell (d_in.free()) while the copies and "
+         "kernels of chunks 0, 3 and 6, queued on streams[0], still used it: streams[0] had "
+         "not been waited for", "Hint: wait for every stream before freeing its buffers")),
 }
 
 
