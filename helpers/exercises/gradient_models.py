@@ -213,23 +213,30 @@ def halo_skipped(run, block, wrong, error, where):
 
 
 def neighbours_at_i(failure):
-    """A read past the window by thread t of block b > 0 at s[i + 1] or s[i - 1], i = b *
-    blockDim.x + t its element's global index: the neighbours indexed with i, where the window's
-    slot j = threadIdx.x + 1 belongs (in block 0, i + 1 is j, so only the blocks after it read
-    past s)."""
+    """An access past the window by thread t of block b > 0 at an element of s counted from i =
+    b * blockDim.x + t, its element's global index, where the window's slot j = threadIdx.x + 1
+    belongs (in block 0, i + 1 is j, so only the blocks after it reach past s): a read of s[i + 1]
+    or s[i - 1], the neighbours indexed with i, or a write of s[i + 1], the thread's own input
+    stored there (j = i + 1)."""
     err, threads = failure.error, (failure.block or (0,))[0]
     if failure.kind != "out of bounds" or getattr(err, "space", None) != "shared" or \
-            getattr(err, "is_write", None) is not False or not (err.block or (0,))[0] or \
+            getattr(err, "is_write", None) is None or not (err.block or (0,))[0] or \
             err.thread is None:
         return
     element = err.element if err.element is not None else (err.offset or 0) // 4
     i = err.block[0] * threads + err.thread[0]
-    if element in (i + 1, i - 1):
-        yield (f"thread {err.thread[0]} of block {err.block[0]} (i = {i}) read s[{element}], past "
-               f"the end of the window's {threads + 2} floats, at {err.line}: the neighbours were "
-               f"indexed with i, the element's global index (s[i {'+' if element > i else '-'} "
-               "1]), where s is the block's window, indexed by its slot j = threadIdx.x + 1",
-               "i indexes in, j indexes s: out[i] = (s[j + 1] - s[j - 1]) * 0.5f")
+    said = (f"thread {err.thread[0]} of block {err.block[0]} (i = {i}) "
+            f"{'wrote' if err.is_write else 'read'} s[{element}], past the end of the window's "
+            f"{threads + 2} floats, at {err.line}")
+    if err.is_write and element == i + 1:
+        yield (f"{said}: its input was stored at s[i + 1], indexed with i, the element's global "
+               "index, where s is the block's window, indexed by its slot j = threadIdx.x + 1",
+               "i indexes in, j indexes s: j = threadIdx.x + 1, and s[j] = in[clamp_index(i, n)]")
+    if not err.is_write and element in (i + 1, i - 1):
+        yield (f"{said}: the neighbours were indexed with i, the element's global index (s[i "
+               f"{'+' if element > i else '-'} 1]), where s is the block's window, indexed by its "
+               "slot j = threadIdx.x + 1", "i indexes in, j indexes s: out[i] = (s[j + 1] - "
+               "s[j - 1]) * 0.5f")
 
 
 def window_declared_int(run, rerun):

@@ -268,6 +268,14 @@ WRONG = {
                                         "of the window's 130 floats", "indexed with i, the "
                                         "element's global index", "Hint: i indexes in, j indexes "
                                         "s: out[i] = (s[j + 1] - s[j - 1]) * 0.5f"]),
+    # blind audit AQ (was 'the kernel crashed: block (1, 0, 0), thread (3, 0, 0): a write at
+    # gradient.cu:18, extern __shared__ array ... Hint: every index into in is clamped ...'): the
+    # window's slot taken from the global index, j = i + 1
+    "slot_at_the_global_index": ([("int j = threadIdx.x + 1;", "int j = i + 1;")],
+                                 ["thread 3 of block 1 (i = 131) wrote s[132], past the end of "
+                                  "the window's 130 floats", "its input was stored at s[i + 1], "
+                                  "indexed with i, the element's global index",
+                                  "Hint: i indexes in, j indexes s: j = threadIdx.x + 1"]),
     # blind audit AE (was 'a data race on out[8] ... Hint: each thread stores only out[i]'): gridDim
     # for blockDim in the index, so the blocks overlap and out[184] on got no thread
     "grid_dim_for_block_dim": ([("int i = blockIdx.x * blockDim.x + threadIdx.x;",
@@ -294,6 +302,8 @@ SIMULATOR_ONLY = {"grid_dim_for_block_dim": "the race between blocks is the simu
                   "right_halo_one_slot_too_far": "a write past the launch's shared memory: "
                                                  "on a GPU it may land unnoticed, and "
                                                  "s[blockDim.x + 1] hold garbage",
+                  "slot_at_the_global_index": "a write past the launch's shared memory: "
+                                              "on a GPU it may land unnoticed",
                   "neighbours_at_the_global_index": "a read past the launch's shared "
                                                     "memory: on a GPU it may read garbage "
                                                     "unnoticed",
