@@ -22,8 +22,8 @@ import numpy as np
 from helpers.exercises import speed
 from helpers.exercises.common import Input, Output, one_further
 from helpers.exercises.gradient_models import (barrier_in_a_thread_if,
-                                              doubled_offset, fits, halo_by_thread,
-                                              halo_from_slot, halo_skipped, neighbours_at_i,
+                                              doubled_offset, fits, halo_misloaded,
+                                              halo_skipped, neighbours_at_i,
                                               own_load_unclamped, past_the_window,
                                               shifted_centre, stored_at_thread,
                                               window_declared_int, windowed, wrapped_ends)
@@ -126,8 +126,7 @@ def _mistakes(case, run):
     yield from _last_skipped(run, block, wrong)
     unloaded = getattr(_unloaded(run.kernel), "element", None) if case == CASES[0] else None
     yield from _right_halo(run, block, wrong, unloaded)
-    yield from halo_by_thread(run, block, wrong)
-    yield from halo_from_slot(run, block, wrong)
+    yield from halo_misloaded(run, block, wrong)
     yield from wrapped_ends(run, wrong)
     if wrong.tolist() == [n - 1] and n > 1 and np.isclose(
             got[-1], (JUNK - run.model[-2]) * np.float32(0.5), rtol=1e-5, atol=1e-6):

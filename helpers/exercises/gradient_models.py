@@ -125,10 +125,9 @@ def halo_by_thread(run, block, wrong):
     for lane in range(1, block - 1):  # thread 0: _models names it, with its left halo
         if fits(run.out.got, windowed(run.model, block, [(block + 1, lane + 1)])):
             x, first = run.model, int(wrong[0])
-            want = (x[min(first + 1, x.size - 1)] - x[max(first - 1, 0)]) * 0.5
             yield (f"{wrong.size} of {x.size} outputs are wrong, each at a block's last thread "
                    f"(the first is out[{first}] = {run.out.got[first]:.6g}, expected "
-                   f"{want:.6g}): the right "
+                   f"{reference_at(x, first):.6g}): the right "
                    f"halo s[blockDim.x + 1] = s[{block + 1}] was loaded by thread {lane} "
                    f"(threadIdx.x == {lane}), not by the block's last thread, threadIdx.x == "
                    f"blockDim.x - 1 = {block - 1}, so it held in[i + 1] of thread {lane}, "
@@ -136,6 +135,43 @@ def halo_by_thread(run, block, wrong):
                    "thread loads the right halo, whatever the block's size: if (threadIdx.x == "
                    "blockDim.x - 1) s[blockDim.x + 1] = in[clamp_index(i + 1, n)];")
             return
+
+
+def halo_misloaded(run, block, wrong):
+    """A halo loaded from the other side's neighbour, by another thread than the block's last,
+    or from its slot's index j where the global i belongs (the models, in that order)."""
+    yield from halo_from_the_other_side(run, block, wrong)
+    yield from halo_by_thread(run, block, wrong)
+    yield from halo_from_slot(run, block, wrong)
+
+
+def halo_from_the_other_side(run, block, wrong):
+    """A halo's line copied from the other side's, its sign kept: the block's last thread loaded
+    s[blockDim.x + 1] from in[i - 1], or thread 0 loaded s[0] from in[i + 1] (the models), so
+    that output read one neighbour on both sides and came out 0."""
+    x, got = run.model, run.out.got
+    if block < 3 or not wrong.size:
+        return
+    for slot, edge, halo, sign, side, fix in (
+            ((block + 1, block - 2), "last", "the right halo, s[blockDim.x + 1]", ("-", "+"),
+             ("left", "right"), "s[blockDim.x + 1] = in[clamp_index(i + 1, n)]"),
+            ((0, 1), "first", "the left halo, s[0]", ("+", "-"), ("right", "left"),
+             "s[0] = in[clamp_index(i - 1, n)]")):
+        if fits(got, windowed(x, block, [slot])):
+            first = int(wrong[0])
+            yield (f"{wrong.size} of {x.size} outputs are wrong, each at a block's {edge} thread "
+                   f"(the first is out[{first}] = {got[first]:.6g}, expected "
+                   f"{reference_at(x, first):.6g}): the block's {edge} thread loaded {halo}, "
+                   f"from in[i {sign[0]} 1], its {side[0]} neighbour, where in[i {sign[1]} 1] "
+                   f"belongs (the line copied from the {side[0]} halo's), so out[i] read in[i "
+                   f"{sign[0]} 1] on both sides and came out 0", f"the {side[1]} halo is the "
+                   f"{side[1]} neighbour, i {sign[1]} 1: {fix}")
+            return
+
+
+def reference_at(x, k):
+    """The gradient's output k, the ends clamped."""
+    return (x[min(k + 1, x.size - 1)] - x[max(k - 1, 0)]) * np.float32(0.5)
 
 
 def halo_from_slot(run, block, wrong):
@@ -213,23 +249,30 @@ def halo_skipped(run, block, wrong, error, where):
 
 
 def neighbours_at_i(failure):
-    """A read past the window by thread t of block b > 0 at s[i + 1] or s[i - 1], i = b *
-    blockDim.x + t its element's global index: the neighbours indexed with i, where the window's
-    slot j = threadIdx.x + 1 belongs (in block 0, i + 1 is j, so only the blocks after it read
-    past s)."""
+    """An access past the window by thread t of block b > 0 at an element of s counted from i =
+    b * blockDim.x + t, its element's global index, where the window's slot j = threadIdx.x + 1
+    belongs (in block 0, i + 1 is j, so only the blocks after it reach past s): a read of s[i + 1]
+    or s[i - 1], the neighbours indexed with i, or a write of s[i + 1], the thread's own input
+    stored there (j = i + 1)."""
     err, threads = failure.error, (failure.block or (0,))[0]
     if failure.kind != "out of bounds" or getattr(err, "space", None) != "shared" or \
-            getattr(err, "is_write", None) is not False or not (err.block or (0,))[0] or \
+            getattr(err, "is_write", None) is None or not (err.block or (0,))[0] or \
             err.thread is None:
         return
     element = err.element if err.element is not None else (err.offset or 0) // 4
     i = err.block[0] * threads + err.thread[0]
-    if element in (i + 1, i - 1):
-        yield (f"thread {err.thread[0]} of block {err.block[0]} (i = {i}) read s[{element}], past "
-               f"the end of the window's {threads + 2} floats, at {err.line}: the neighbours were "
-               f"indexed with i, the element's global index (s[i {'+' if element > i else '-'} "
-               "1]), where s is the block's window, indexed by its slot j = threadIdx.x + 1",
-               "i indexes in, j indexes s: out[i] = (s[j + 1] - s[j - 1]) * 0.5f")
+    said = (f"thread {err.thread[0]} of block {err.block[0]} (i = {i}) "
+            f"{'wrote' if err.is_write else 'read'} s[{element}], past the end of the window's "
+            f"{threads + 2} floats, at {err.line}")
+    if err.is_write and element == i + 1:
+        yield (f"{said}: its input was stored at s[i + 1], indexed with i, the element's global "
+               "index, where s is the block's window, indexed by its slot j = threadIdx.x + 1",
+               "i indexes in, j indexes s: j = threadIdx.x + 1, and s[j] = in[clamp_index(i, n)]")
+    if not err.is_write and element in (i + 1, i - 1):
+        yield (f"{said}: the neighbours were indexed with i, the element's global index (s[i "
+               f"{'+' if element > i else '-'} 1]), where s is the block's window, indexed by its "
+               "slot j = threadIdx.x + 1", "i indexes in, j indexes s: out[i] = (s[j + 1] - "
+               "s[j - 1]) * 0.5f")
 
 
 def window_declared_int(run, rerun):
