@@ -12,6 +12,7 @@ import itertools
 import numpy as np
 
 from helpers.exercises import box_blur_models, flat_split, near, speed
+from helpers.exercises.box_blur_one_trip import never_loaded, one_trip
 from helpers.exercises.box_blur_loads import (clamped_before_offset, clamped_short, diagonal,
                                               flat_clamped, halo_on_one_side, late_start,
                                               not_shared, origin_shifted, rows_past_the_tile,
@@ -158,6 +159,7 @@ def _mistakes(case, run):
     want = reference(run.model)
     if not close(run.out.got, want):
         yield from stored_at_own_slot(run.model, run.out.got, want, BLOCK, RADIUS)
+        yield from one_trip(run.out.got, want, run.kernel, BLOCK, RADIUS)
         yield from _divided_then_multiplied(run.kernel, run.out.got, want)
         yield from matches(run.out.got, _models(run.model), close)
         yield from late_start(run.out.got, want, BLOCK, RADIUS)
@@ -343,11 +345,7 @@ def _located(got, want):
                "halo is not right", f"the tile is TILE_Y x TILE_X = {TILE_Y} x {TILE_X}: load "
                "every element of it, RADIUS rows and columns beyond the block on every side (the "
                "loops run while ty < TILE_Y and tx < TILE_X); " + TILE_HINT)
-    if np.isnan(got).any():
-        yield (f"{int(np.isnan(got).sum())} pixels are NaN: their windows read tile elements no "
-               "thread loaded (the simulator fills shared memory with NaN; a GPU leaves what was "
-               "there)", "load every element of the tile: its loops run while ty < TILE_Y and "
-               "tx < TILE_X, stepping by BLOCK_Y and BLOCK_X")
+    yield from never_loaded(got)
     yield from near.misses("out", got, want, index_hint=TILE_HINT)
     yield first, "compare your kernel with the TODOs: " + TILE_HINT
 

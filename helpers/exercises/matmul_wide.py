@@ -29,7 +29,7 @@ from helpers.exercises.kernel import KernelExercise, Launch
 from helpers.exercises.matmul_tiling import edge_threads_skipped_loads
 from helpers.exercises.matmul_wide_models import (A_GUARD_N, blocks_swapped, bs_at_global_column, bs_rows_past_tile_k, ROWS_APART, crossed, indexed, part,
                                                   neighbouring_rows, phases_from_a_side, rows_apart, wide_step, rows_from_zero, rows_k_apart_store, sum_declared_int, summed,
-                                                  stale_last_phase, tile_k_apart)
+                                                  stale_last_phase, tile_k_apart, a_column_from_ty)
 from helpers.exercises.microscope import accesses_of, body_words, observe, observed_mistakes
 from helpers.exercises.or_guard import store_guard_with_or
 from helpers.exercises.origin import Wrong
@@ -356,7 +356,7 @@ def _mistakes(case, run):
                "stores into Bs), so row k of Bs, which the products read as Bs[k][tx], holds "
                "column k of the tile, not row k of B", "store B's rows as they are loaded, "
                "Bs[r][tx] = B[b_row * N + col]: r picks the row, tx walks along it")
-    for model, problem, hint in indexed(a, b):
+    for model, problem, hint in (*indexed(a, b), a_column_from_ty(a, b)):
         if model is not None and np.allclose(got, model, rtol=1e-4, atol=1e-4):
             yield problem, hint
     yield from stale_last_phase(got, a, b)

@@ -1,10 +1,10 @@
 """The NumPy models of ``helpers.exercises.matmul_wide``'s kernel (C = A B in 8 x 32 tiles of C,
 phases 32 deep): sums that take in only some k (``summed``), phases whose tiles hold other columns
 of A or rows of B (``phased``), A read with its rows another length apart (``rows_apart``), B's
-tile taken transposed (``crossed``), and the tiles indexed wrongly (``indexed``), with the
-mistakes' words that more than one detector gives; a race in Bs between two rows of threads a
-few rows apart (``neighbouring_rows``); the block indices swapped in row and col
-(``blocks_swapped``)."""
+tile taken transposed (``crossed``), the tiles indexed wrongly (``indexed``; A's column from ty:
+``a_column_from_ty``), with the mistakes' words that more than one detector gives; a race in Bs
+between two rows of threads a few rows apart (``neighbouring_rows``); the block indices swapped
+in row and col (``blocks_swapped``)."""
 
 from __future__ import annotations
 
@@ -143,6 +143,21 @@ def indexed(a, b):
            "every thread of a row of C summed with column blockIdx.x * TILE_N + ty of B, so "
            "C[row][col] came out C[row][blockIdx.x * TILE_N + ty]'s",
            "the column of Bs is the thread's tx, as col's is: sum += As[ty][k] * Bs[k][tx]")
+
+
+def a_column_from_ty(a, b, tile_m=8, tile_k=32):
+    """(C, problem, hint) of A's tile loaded at column phase * TILE_K + ty, ty where tx belongs:
+    row ty of As holds one element of A, A[row][phase * TILE_K + ty] (0 past K), 32 times, so a
+    phase adds that element times the sum of the phase's rows of B."""
+    k, rows = a.shape[1], np.arange(a.shape[0])[:, None]
+    cols = np.arange(-(-k // tile_k))[None, :] * tile_k + rows % tile_m   # (row, phase)
+    a_at = np.where(cols < k, a[rows, np.minimum(cols, k - 1)], 0.0)
+    return (a_at @ np.add.reduceat(b.astype(np.float64), np.arange(0, k, tile_k)),
+            "A's tile was loaded at column phase * TILE_K + ty: a_col took ty where tx belongs, "
+            "so every element of row ty of As held the same element of A, A[row][phase * TILE_K "
+            "+ ty], and each phase multiplied it by every row of its tile of B", "As[ty][tx] "
+            "holds A's column phase * TILE_K + tx, one for each tx (Bs's rows k run along it): "
+            "int a_col = phase * TILE_K + tx")
 
 
 def error_line(kernels, err):

@@ -159,9 +159,28 @@ WRONG = {
                                     "where a row of the image holds width = 77",
                                     "Hint: TILE_X is the tile's row length; the image's rows are width floats apart: load "
                                     "in[clamp_index(y0 + ty, height) * width"]),
+    # blind audit AQ (was '1617 pixels are NaN: their windows read tile elements no thread loaded
+    # ... Hint: load every element of the tile: its loops run while ty < TILE_Y and tx < TILE_X,
+    # stepping by BLOCK_Y and BLOCK_X', the step not named): the rows' loop steps by BLOCK_X
     "tile_rows_step_by_block_x": ([("ty += BLOCK_Y", "ty += BLOCK_X")],
-                                  ["pixels are NaN: their windows read tile elements no thread loaded",
-                                   "stepping by BLOCK_Y and BLOCK_X"]),
+                                  ["the loop over the tile's rows steps ty by BLOCK_X = 32, so from "
+                                   "ty = threadIdx.y it makes one trip: each thread loaded only tile "
+                                   "row threadIdx.y, and rows 8 to 11 were never loaded",
+                                   "1617 pixels' windows read them",
+                                   "Hint: the block has BLOCK_Y = 8 rows of threads, which between them "
+                                   "load the tile's TILE_Y = 12 rows: step ty by BLOCK_Y, for (int ty "
+                                   "= threadIdx.y; ty < TILE_Y; ty += BLOCK_Y)"]),
+    "tile_columns_step_by_tile_x": ([("tx += BLOCK_X", "tx += TILE_X")],
+                                    ["the loop over the tile's columns steps tx by TILE_X = 36, so "
+                                     "from tx = threadIdx.x it makes one trip: each thread loaded "
+                                     "only tile column threadIdx.x, and columns 32 to 35 were never "
+                                     "loaded", "Hint: the block has BLOCK_X = 32 columns of "
+                                     "threads, which between them load the tile's TILE_X = 36 "
+                                     "columns: step tx by BLOCK_X"]),
+    "tile_rows_below_block_y": ([("ty < TILE_Y; ty += BLOCK_Y", "ty < BLOCK_Y; ty += BLOCK_Y")],
+                                ["the loop over the tile's rows runs while ty < BLOCK_Y = 8, not "
+                                 "TILE_Y = 12, so from ty = threadIdx.y it makes one trip",
+                                 "rows 8 to 11 were never loaded", "Hint: the block has BLOCK_Y"]),
     # blind audit L6: the load stored at the thread's own slot (was '1809 pixels are NaN: their
     # windows read tile elements no thread loaded ... Hint: load every element of the tile: its
     # loops run while ty < TILE_Y and tx < TILE_X, stepping by BLOCK_Y and BLOCK_X', loops right)

@@ -116,6 +116,13 @@ WRONG = {
                                   "hint": "a_col = phase * TILE_K + tx"}),
     "a_tile_from_column_phase": ([("int a_col = phase * TILE_K + tx;", "int a_col = phase + tx;")],
                                  {"problem": "starts at column phase", "hint": "phase * TILE_K + tx"}),
+    # blind audit AQ (was '3465 of the 3465 elements of C are wrong ... which loaded A[0], A[32]
+    # and A[64], ...' and the whole kernel as the hint): A's column from ty where tx belongs
+    "a_column_from_ty": ([("int a_col = phase * TILE_K + tx;", "int a_col = phase * TILE_K + ty;")],
+                         {"problem": "A's tile was loaded at column phase * TILE_K + ty: a_col took "
+                                     "ty where tx belongs, so every element of row ty of As held "
+                                     "the same element of A",
+                          "hint": "int a_col = phase * TILE_K + tx"}),
     # blind audit QQ Q3: the same C as bs_read_across, told by the trace's stores into Bs (was
     # 'the products read Bs[tx][k]' with the product line, which is right, as the hint)
     "bs_stored_transposed": ([("Bs[r][tx] = (b_row", "Bs[tx][r] = (b_row")],
