@@ -10,8 +10,9 @@ A[row][c] * x[c] for c = l, l + 32, ..., then the warp's lanes' sums are added w
 The cases have rows not a multiple of W (the last block has warps past the end) but for one, and
 cols not a multiple of 32 (once over 1024, past what 32 lanes of 32 columns each cover), A and x
 with junk after them (a read past the end shows; A has a block's rows of it), y poisoned and
-guarded. A wrong y is matched with what the usual mistakes give (``matvec_warp_models``), each
-modelled as the weight every column gets in a row's sum: only some lanes' sums kept by warp_sum
+guarded. Rows of y never written are read as the stores that left them out
+(``matvec_warp_rows``). A wrong y is matched with what the usual mistakes give
+(``matvec_warp_models``), each modelled as the weight every column gets in a row's sum: only some lanes' sums kept by warp_sum
 (lane 0 alone, lanes 0 to 15, the even lanes), a fixed stretch of 32 columns a lane, and a loop
 that steps by 1 instead of 32; or as the sum itself (``models``): A read down its columns, x[lane]
 for x[c], every lane starting at column 0, warp_sum starting at offset 32 (twice the sum), and its
@@ -36,6 +37,7 @@ from helpers.exercises.failure import LOOP_HINT
 from helpers.exercises.kernel import KernelExercise, Launch, traced_back
 from helpers.exercises.microscope import (accesses_of, observe, observed_mistakes,
                                          stopped, with_time_limit_told)
+from helpers.exercises.matvec_warp_rows import rows_written
 from helpers.exercises.matvec_warp_models import (JUNK, float4_off_a_row, in_an_int, lane_0_doubled, lane_sums,
                                                   models, read_past_the_row, shfl_down_sum,
                                                   sum_unset, weighted)
@@ -147,10 +149,8 @@ def _mistakes(case, run):
     if run.out.past.size:
         yield ("y was written past its end (y[rows] and on)",
                "keep the stub's if (row >= rows) return;, before anything is stored")
-    yield from _stored_at_warp_in_block(case, run)
-    yield from _rows_of_block_0(case, run.out, want)
-    yield from _rows_apart(case, run.out.unwritten)
-    yield from _first_warp_only(case, run, want)
+    yield from rows_written(case, run.out, want,
+                            lambda: accesses_of(kernels, _launch((8, 40, 4)), "y stores", 4096))
     if run.out.unwritten.any():
         yield (f"{int(run.out.unwritten.sum())} of the {rows} elements of y were never written "
                f"(the first is y[{int(np.argmax(run.out.unwritten))}])",
@@ -215,100 +215,6 @@ def _endless_shuffles(kernels):
                "then 0, and 0 / 2 is 0 again, still >= 0",
                "the shuffles stop after offset 1: for (int offset = 16; offset > 0; offset /= 2) "
                "(> 0, not >= 0); " + LOOP_HINT)
-
-
-def _stored_at_warp_in_block(case, run):
-    """Only y[0] to y[blockDim.y - 1] written, with several blocks, and in a trace (8 rows, 4
-    warps a block) block 1's warps read A's rows 4 to 7 but stored y[threadIdx.y]: the store's
-    index is the warp's place in the block, not its row (told from a row without its block term,
-    whose warps read rows 0 to 3 in every block; the values, on a GPU, are whichever block's
-    store landed last, so they are not looked at)."""
-    rows, w = case[0], case[2]
-    if -(-rows // w) < 2 or not np.array_equal(~run.out.unwritten, np.arange(rows) < w):
-        return
-    seen = accesses_of(run.kernel, _launch((8, 40, 4)), "y stores", 4096)
-    if seen is None:
-        return
-    mine = seen[(seen["block"] == 1) & ~seen["shared"]]
-    stores, loads = mine[(mine["array"] == "y") & mine["write"]], mine[mine["array"] == "A"]
-    if not len(stores) or not len(loads) or (stores["index"] != stores["warp"]).any() or \
-            (loads["index"] // 40 != 4 + loads["warp"]).any():
-        return
-    yield (f"only y[0] to y[{w - 1}] were written, by every block: warp threadIdx.y of block b "
-           f"summed A's row b * {w} + threadIdx.y but stored y[threadIdx.y] (in a trace with 4 "
-           "warps a block, block 1's warps read rows 4 to 7 and stored y[0] to y[3]), so each "
-           f"block's sums overwrote the others' and {int(run.out.unwritten.sum())} of the "
-           f"{rows} elements of y were never written",
-           "store at the warp's row of the matrix, not its place in the block: if (lane == 0) "
-           "y[row] = v")
-
-
-def _rows_of_block_0(case, out, want):
-    """y written, right, at rows 0 to blockDim.y - 1 alone, with more than one block: every
-    block's warps took block 0's rows, the block's term 0 (blockIdx.y in a 1-D grid, or none)."""
-    rows, w = case[0], case[2]
-    grid, written = -(-rows // w), ~out.unwritten
-    if grid < 2 or not np.array_equal(written, np.arange(rows) < w) or \
-            not np.allclose(out.got[written], want[written], rtol=1e-4, atol=1e-4):
-        return
-    yield (f"only y[0] to y[{w - 1}] were written (right), the rows of block 0, and {rows - w} of "
-           f"the {rows} were never written: every block's warps took rows 0 to {w - 1}, as when the row's "
-           f"block term is 0: blockIdx.y, which is 0 in this 1-D grid (grid = ({grid}, 1)), "
-           "where the blocks are numbered by blockIdx.x (or no block term at all)",
-           "number the rows by the block along x: row = blockIdx.x * blockDim.y + threadIdx.y")
-
-
-def _rows_apart(case, unwritten):
-    """The rows written are those of row = blockIdx.x * B + threadIdx.y for B other than the
-    block's blockDim.y rows (1: blockIdx.x not multiplied; blockDim.x, the warp's 32, or
-    gridDim.x): the blocks counted B rows
-    apart, so rows between them were skipped (or, B smaller, written twice)."""
-    rows, w = case[0], case[2]
-    grid = -(-rows // w)
-    if not unwritten.any():
-        return
-    for step, name in ((1, ""), (32, "blockDim.x"), (grid, "gridDim.x")):
-        model = (np.arange(grid)[:, None] * step + np.arange(w)).ravel()
-        written = np.zeros(rows, bool)
-        written[model[model < rows]] = True
-        if step == 1 and np.array_equal(written, ~unwritten):
-            yield (f"row = blockIdx.x + threadIdx.y steps by 1 row from one block to the next: "
-                   f"the block number was not multiplied by blockDim.y = {w}, the rows a block "
-                   f"holds, so block b's warps took rows b to b + {w - 1}, over the next block's, "
-                   f"and only y[0] to y[{grid + w - 2}] were written ({int(unwritten.sum())} of "
-                   f"the {rows} never, the first y[{int(np.argmax(unwritten))}])",
-                   "row = blockIdx.x * blockDim.y + threadIdx.y")
-        elif step != w and np.array_equal(written, ~unwritten):
-            yield (f"{int(unwritten.sum())} of the {rows} elements of y were never written (the "
-                   f"first is y[{int(np.argmax(unwritten))}]): the blocks were counted {name} = "
-                   f"{step} rows apart, but a block holds blockDim.y = {w} rows (one a warp), so "
-                   + ("the rows between one block's and the next's had no warp" if step > w else
-                      "the blocks' rows overlapped and the last rows had no warp"),
-                   "row = blockIdx.x * blockDim.y + threadIdx.y")
-
-
-def _first_warp_only(case, run, want):
-    """y written, right, at the rows of each block's first warp alone (row % blockDim.y == 0),
-    and the trace's stores into y (8 rows, 4 warps a block) all by thread 0 of the block: the
-    store's condition let only the block's first thread through (lane == 0 && threadIdx.y == 0),
-    though each warp's lane 0 holds its own row's sum. (A row without threadIdx.y writes the same
-    rows, each by every warp's lane 0.)"""
-    (rows, w), unwritten, got = (case[0], case[2]), run.out.unwritten, run.out.got
-    if w < 2 or not np.array_equal(~unwritten, np.arange(rows) % w == 0) or \
-            not np.allclose(got[~unwritten], want[~unwritten], rtol=1e-4, atol=1e-4):
-        return
-    seen = accesses_of(run.kernel, _launch((8, 40, 4)), "y stores", 4096)
-    if seen is None or not len(stores := seen[(seen["array"] == "y") & seen["write"]]) or \
-            (stores["thread"] != 0).any():
-        return
-    yield (f"only the first warp of each block (threadIdx.y == 0) stored its row: y[0], y[{w}], "
-           f"y[{2 * w}], ... were written, and right, but the rows of the warps threadIdx.y = 1 "
-           f"to {w - 1} never ({int(unwritten.sum())} of the {rows} elements of y, the first "
-           f"y[{int(np.argmax(unwritten))}]): the trace's stores into y were all by thread 0 of "
-           "the block, as if (lane == 0 && threadIdx.y == 0) lets through, but each warp of the "
-           "block has a row of its own, its sum in its lane 0",
-           "every warp's lane 0 stores its own row, whatever its threadIdx.y: if (lane == 0) "
-           "y[row] = v")
 
 
 def _halved_first(kernels, parts, got):

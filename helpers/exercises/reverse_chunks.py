@@ -335,7 +335,8 @@ def _mistakes(case, run):
     """The mistakes one launch on the chosen backend shows."""
     n, blocks = case
     x, got = run.model, run.out.got
-    yield from count_without_first(n, x, run.out)
+    yield from count_without_first(n, x, run.out, lambda: observe(
+        run.kernel, _launch(ALONE), key="alone", accesses=8 * ALONE[0]))
     if run.out.past.size:
         yield (f"y was written past its end (y[{n}] and on)",
                "in the last, partial chunk only the threads with t < count store")

@@ -1,8 +1,9 @@
 """The NumPy models of ``helpers.exercises.reverse_chunks``' kernel's output (each chunk of 256
 elements of x reversed into y): the last, partial chunk mirrored as if whole
 (``last_as_whole``), left out (``partial_chunk_left_out``), or counted without its start,
-count = min(CHUNK, n) (``count_without_first``); a crash's words (the mirror one past, the store
-unguarded) and a tile of each thread's own (``private_tile``)."""
+count = min(CHUNK, n), or from the block's first chunk (``count_without_first``); a crash's
+words (the mirror one past, the store unguarded) and a tile of each thread's own
+(``private_tile``)."""
 
 from __future__ import annotations
 
@@ -40,10 +41,12 @@ def partial_chunk_left_out(n, unwritten, got, want):
            "CHUNK); the last chunk may be partial, and count = min(CHUNK, n - first) counts it")
 
 
-def count_without_first(n, x, out):
+def count_without_first(n, x, out, alone):
     """count = min(CHUNK, n) (or CHUNK), the chunk's start left out: the last, partial chunk treated as
     whole, its threads t < CHUNK storing y[first + t] = tile[CHUNK - 1 - t], past n too; inside
-    y, each element the chunk loaded from x is there, mirrored as if it were whole."""
+    y, each element the chunk loaded from x is there, mirrored as if it were whole. ``alone``: ()
+    -> the simulator's launch of one chunk a block (``microscope.Observed``); y right there, the
+    count was taken from the block's first chunk, n - blockIdx.x * CHUNK, not from the loop's."""
     first = n - n % CHUNK
     if first == n or first == 0 or not out.past.size or out.past[0] != n or \
             not np.array_equal(out.past, np.arange(n, n + out.past.size)) or \
@@ -52,12 +55,31 @@ def count_without_first(n, x, out):
     t = np.arange(CHUNK - (n - first), n - first)   # the stores inside y of elements inside x
     if not np.array_equal(out.got[first + t], x[first + CHUNK - 1 - t]):
         return
-    yield (f"count is {CHUNK} in the last, partial chunk (first = {first}), which has only n - "
-           f"first = {n - first} elements: the count left out the chunk's start (as count = "
-           f"min(CHUNK, n) or count = CHUNK does), so its threads loaded x past n, stored y "
-           f"past its end (y[{n}] and on), and mirrored the chunk as if it were whole (y[{first} "
-           f"+ t] = tile[{CHUNK - 1} - t])", "count the chunk's own elements, from its start: "
-           "int count = min(CHUNK, n - first)")
+    wrong = (f"count is {CHUNK} in the last, partial chunk (first = {first}), which has only n - "
+             f"first = {n - first} elements")
+    did = (f"so its threads loaded x past n, stored y past its end (y[{n}] and on), and mirrored "
+           f"the chunk as if it were whole (y[{first} + t] = tile[{CHUNK - 1} - t])")
+    hint = "count the chunk's own elements, from its start: int count = min(CHUNK, n - first)"
+    seen = alone()
+    if _reversed_right(seen):
+        blocks, m = seen.blocks, len(seen.launch.model)
+        yield (f"{wrong}: the count was taken from the block's first chunk, n - blockIdx.x * "
+               "CHUNK, not from the loop's chunk, n - first: right while a block has one chunk "
+               f"(with {blocks} blocks over n = {m:,}, one chunk each, y came out right), wrong "
+               f"for its later chunks; {did}", hint + ", inside the loop, for each chunk")
+    else:
+        yield (f"{wrong}: the count left out the chunk's start (as count = min(CHUNK, n) or "
+               f"count = CHUNK does), {did}", hint)
+
+
+def _reversed_right(seen):
+    """Whether the simulator's launch ``seen`` ended with each chunk of its x reversed into y,
+    nothing stored past y's end."""
+    if seen.error is not None or not seen.outs or seen.outs[0].past.size:
+        return False
+    x = seen.launch.model
+    want = np.concatenate([x[f:f + CHUNK][::-1] for f in range(0, len(x), CHUNK)])
+    return np.array_equal(seen.outs[0].got, want)
 
 
 def global_thread_index(n, blocks, unwritten, got, want):

@@ -36,7 +36,7 @@ from helpers.exercises.wmma_partial_k_models import (B_TRANSPOSED, STAGINGS, STO
                                                      b_fragment_col_major, c_ld, c_stored_col_major,
                                                      guard_against_n,
                                                      fragment_from_other_tile, b_column_from_r,
-                                                     a_rows_m_apart, written_by, last_tile_missing)
+                                                     a_rows_apart, written_by, last_tile_missing)
 from helpers.exercises.wmma_partial_k_models import clamped as _clamped
 from helpers.exercises.wmma_partial_k_models import is_close as _is
 from helpers.exercises.wmma_partial_k_models import steps_cut_short as _steps_cut_short
@@ -287,7 +287,7 @@ def _mistakes(case, run):
         return
     yield from c_stored_col_major(got, a @ b)
     flat_a, flat_b = (spec.host().astype(np.float64) for spec in run.launch.args[:2])
-    for mixup in (fragment_from_other_tile, b_column_from_r, a_rows_m_apart):
+    for mixup in (fragment_from_other_tile, b_column_from_r, a_rows_apart):
         yield from mixup(got, flat_a, flat_b, m, k, n)
     if _is(got, a[:, :whole] @ b[:whole]):
         yield from last_tile_missing(run, case, _run, observe(run.kernel, _launch(CASES[-1])))

@@ -1,7 +1,7 @@
 """The NumPy models of ``helpers.exercises.wmma_partial_k``'s kernel (C = A B, one warp a 16 x 16
 tile, its tiles staged in shared memory with zero guards along K): C as a staging computes it
 (``staged``), and the known wrong stagings (``STAGINGS``), each with its problem and hint (and
-those that need M, ``a_rows_m_apart``); and C's
+those that need M, ``a_rows_apart``); and C's
 tiles stored column after column (``c_stored_col_major``); the elements of C a store writes
 (``written_by``) and the known wrong stores (``STORES``), C stored with a wrong leading dimension
 (``c_ld``) and the guard that compares tile_row with N / 16 (``guard_against_n``)."""
@@ -188,17 +188,23 @@ def b_column_from_r(got, flat_a, flat_b, m, k, n):
                "B[(k0 + r) * N + tile_col * 16 + col] : __float2half(0.0f)")
 
 
-def a_rows_m_apart(got, flat_a, flat_b, m, k, n):
-    """(problem, hint) where ``got`` is the C of an As staged with A's rows M long, A[(tile_row *
-    16 + r) * M + k0 + col]: A's number of rows taken for the length of its rows, K."""
-    at = lambda tile, k0, r, col: (tile[0] * 16 + r) * m + k0 + col  # noqa: E731
-    if m != k and np.allclose(got, staged(flat_a, flat_b, m, k, n, a_at=at), 1e-4, 1e-3,
-                              equal_nan=True):
-        yield (f"As took A's rows M = {m} elements apart, (tile_row * 16 + r) * M, A's number of "
-               f"rows, but a row of A holds K = {k}: row 1 of tile (0, 0) was staged from A's "
-               f"element {m}, A[{m // k}][{m % k}], where A[1][0], element {k}, belongs (C matches "
-               "this staging exactly)", "a row of A holds K elements, not M: A[(tile_row * 16 + "
-               "r) * K + k0 + col], where k0 + col < K")
+def a_rows_apart(got, flat_a, flat_b, m, k, n):
+    """(problem, hint) where ``got`` is the C of an As staged with A's rows N (or M) long, A[(tile_row
+    * 16 + r) * N + k0 + col]: B's row length (A's number of rows) taken for A's, K."""
+    for apart, name, what in ((n, "N" if m != n else "N (or M)",
+                               "the length of a row of B (and of C)"), (m, "M", "A's number of rows")):
+        at = lambda tile, k0, r, col, apart=apart: (tile[0] * 16 + r) * apart + k0 + col  # noqa: E731
+        if apart == k or not np.allclose(got, staged(flat_a, flat_b, m, k, n, a_at=at), 1e-4,
+                                         1e-3, equal_nan=True):
+            continue
+        past = (f"; the rows of C's last tiles reached past A's end (NaN here: A has {m} x {k} "
+                f"= {m * k} elements)" if (m - 1) * apart + k > m * k else "")
+        yield (f"As took A's rows {name} = {apart} elements apart, (tile_row * 16 + r) * "
+               f"{name[0]}, {what}, but a row of A holds K = {k}: row 1 of tile (0, 0) was staged "
+               f"from A's element {apart}, A[{apart // k}][{apart % k}], where A[1][0], element "
+               f"{k}, belongs{past} (C matches this staging exactly)", f"a row of A holds K "
+               f"elements, not {name[0]}: A[(tile_row * 16 + r) * K + k0 + col], where k0 + col < K")
+        return
 
 
 FRAGMENT_FROM = {"b": ("A", "As", lambda ta, tb: ta @ ta, "Bs"),

@@ -120,6 +120,14 @@ WRONG = {
                                                "== 0) stored its row",
                                     "hint": "every warp's lane 0 stores its own row, whatever "
                                             "its threadIdx.y: if (lane == 0) y[row] = v"}),
+    # blind audit AQ (was '75 of the 101 elements of y were never written (the first is y[1])
+    # ... Hint: each warp's row is row = ...', the guard not named): threadIdx.y == 0 for lane == 0
+    "store_guarded_by_threadIdx_y": ([("if (lane == 0)", "if (threadIdx.y == 0)")],
+                                     {"problem": "the store's guard tests threadIdx.y == 0, the "
+                                                 "warp's place in the block, where it must test "
+                                                 "lane == 0",
+                                      "hint": "guard the store with the lane, not the warp: if "
+                                              "(lane == 0) y[row] = v"}),
     # blind audit ACB-matvec_warp-1, warp_sum folded into lane 0's store (was 'the kernel
     # crashed: ... called a warp function whose mask names lanes that never call it there at
     # ...:10', the shuffle's line in warp_sum, not the call inside the if)

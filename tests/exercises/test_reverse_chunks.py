@@ -233,6 +233,23 @@ WRONG = {
                                                      "232 elements: the count left out the "
                                                      "chunk's start (as count = min(CHUNK, n)"],
                                          "hint": "int count = min(CHUNK, n - first)"}),
+    # blind audit AQ (was 'count is 256 in the last, partial chunk ...: the count left out the
+    # chunk's start (as count = min(CHUNK, n) or count = CHUNK does)', a start it has): the count
+    # from the block's first chunk, right where a block has one chunk; and the same count taken
+    # once, before the loop
+    "count_from_the_block_s_first_chunk": ([("int count = min(CHUNK, n - first);",
+                                             "int count = min(CHUNK, n - blockIdx.x * CHUNK);")],
+                                           {"problem": ["count is 256 in the last, partial chunk "
+                                                        "(first = 768)",
+                                                        "the count was taken from the block's "
+                                                        "first chunk, n - blockIdx.x * CHUNK"],
+                                            "hint": "int count = min(CHUNK, n - first)"}),
+    "count_before_the_loop": ([("    for (int first = blockIdx.x * CHUNK; first < n; first += gridDim.x * CHUNK) {\n"
+                                "        int count = min(CHUNK, n - first);   // the elements this chunk has\n",
+                                "    int count = min(CHUNK, n - (int)(blockIdx.x * CHUNK));\n"
+                                "    for (int first = blockIdx.x * CHUNK; first < n; first += gridDim.x * CHUNK) {\n")],
+                              {"problem": ["the count was taken from the block's first chunk"],
+                               "hint": "int count = min(CHUNK, n - first)"}),
     # blind audit TTB-reverse_chunks-1 (was 'the kernel failed on the simulator: block (1, 0, 0),
     # thread (0, 0, 0): a read at reverse_chunks.cu:16, 241505 bytes past the end ... Hint: ...
     # check each index against its array's size', the load's index not named): first taken as

@@ -189,8 +189,13 @@ WRONG = [
       "for (int i = lane; i < 256; i += 32)"]),
     ("lanes_stage_with_a_step_of_31", variant(KERNEL, ("i < 256; i += 32)", "i < 256; i += 31)")),
      ["data race on As[", "two threads store into the same element"]),
+    # blind audit AQ (was 'C holds NaN: a tile took elements from past the end of A or B ..., or
+    # a tile in shared memory was loaded with a leading dimension other than its 16', every cause
+    # of NaN listed): A's rows staged N apart, B's row length for A's
     ("a_row_length_n", variant(KERNEL, ("A[(tile_row * 16 + r) * K + k0 + col]", "A[(tile_row * 16 + r) * N + k0 + col]")),
-     ["C holds NaN", "a row of A holds K elements"]),
+     ["As took A's rows N = 48 elements apart, (tile_row * 16 + r) * N, the length of a row of B "
+      "(and of C), but a row of A holds K = 40", "reached past A's end (NaN here",
+      "Hint: a row of A holds K elements, not N: A[(tile_row * 16 + r) * K + k0 + col]"]),
     # blind audit AJ (was 'C is not A B (C[5][29] = -6.8, ...'): A's rows staged M apart, M for K
     ("a_row_length_m", variant(KERNEL, ("A[(tile_row * 16 + r) * K + k0 + col]", "A[(tile_row * 16 + r) * M + k0 + col]")),
      ["As took A's rows M = 32 elements apart, (tile_row * 16 + r) * M, A's number of rows, but a row of A holds K = 40",
