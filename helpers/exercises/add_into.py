@@ -26,6 +26,7 @@ from helpers.exercises.add_into_models import (LOOP_HINT, after_a_barrier_in_the
                                               first_added_twice, loop_test_against_step, overlaps, tested_after,
                                               started_late, stepped_too_far,
                                               stopped_a_stride_early, wrong_start)
+from helpers.exercises.add_into_operands import wrong_operands
 from helpers.exercises.add_into_passes import rounded_down, rounded_up
 from helpers.exercises.kernel import KernelExercise, Launch, traced_back
 from helpers.exercises.origin import Wrong
@@ -122,8 +123,7 @@ def _mistakes(case, run):
                "the loop must stop at n: " + LOOP_HINT)
     if np.array_equal(got, y + x):
         return
-    if np.allclose(got, x):
-        yield "y holds x: y[i] = x[i] replaced y instead of adding to it", "y[i] += x[i]"
+    yield from wrong_operands(got, x, y)
     visits = (got - y) / x
     if (visits == -1).all():
         yield "x was subtracted from y", "add it: y[i] += x[i]"

@@ -21,6 +21,7 @@ from helpers.exercises.common import Input, Output
 from helpers.exercises.escape import escape_counts, stopped_short, wrong_steps
 from helpers.exercises.escape_steps_models import (STEP_HINT, STEPS, counted_once_more, counts,
                                                   loop_never_ran, loop_without_braces,
+                                                  read_at_thread_index,
                                                   size_cut_to_int, size_models, step_models,
                                                   test_set_once, tested_every_second_step)
 from helpers.exercises.hidden import awkward, pick
@@ -177,7 +178,7 @@ def _observed(kernels, case):
 
 def _mistakes(case, run):
     """The mistakes a launched kernel's output shows, in order (nothing when it is right)."""
-    n, _, max_iter = case
+    n, block, max_iter = case
     (c_re, c_im), got = run.model, run.out.got
     if run.out.past.tolist() == [n] and not run.out.unwritten.any():
         yield (f"the thread with i == n = {n} wrote steps[{n}], one past the end of steps: the "
@@ -208,6 +209,7 @@ def _mistakes(case, run):
             if (problem, hint) == START_AT_C and _test_after_the_step(run.kernel, max_iter):
                 yield AFTER_THE_STEP
             yield problem, hint
+    yield from read_at_thread_index(got, (c_re, c_im, want), max_iter, block, TOLERANCE)
     yield from tested_every_second_step(got, (c_re, c_im, want), max_iter, TOLERANCE)
     yield from size_cut_to_int(run.kernel, got, (c_re, c_im, want), max_iter, TOLERANCE)
     yield from _stored_in_the_loop(run.kernel, got, want, max_iter)

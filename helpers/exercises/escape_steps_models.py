@@ -79,6 +79,33 @@ def tested_every_second_step(got, model, max_iter, tolerance):
            "z_re * z_re + z_im * z_im > 4.0f) break;")
 
 
+def read_at_thread_index(got, model, max_iter, block, tolerance):
+    """Counts of a step that reads c_re, c_im or both at threadIdx.x, the thread's place in its
+    block, where the point's index i belongs: from the second block on, each point takes that
+    part from the first block's point of the same place. ``model``: (c_re, c_im, the right
+    counts); nothing where one block holds every point (the counts are then right)."""
+    c_re, c_im, want = model
+    if c_re.size <= block:
+        return
+    place = np.arange(c_re.size) % block
+    for re, im, part in ((c_re[place], c_im[place], "c_re and c_im"), (c_re[place], c_im, "c_re"),
+                         (c_re, c_im[place], "c_im")):
+        wrong = counts(re, im, max_iter)
+        if np.mean(got != wrong) > tolerance:
+            continue
+        p = int(np.argmax((got == wrong) & (wrong != want)))
+        both = part == "c_re and c_im"
+        whose, like = (("got the counts of", f"as point {p % block} does") if both else
+                       (f"took {part} from", f"with point {p % block}'s {part}"))
+        yield (f"points {block} on {whose} the first block's points (point {p} counts {got[p]}, "
+               f"{like}, where NumPy's count is {want[p]}): {part} {'were' if both else 'was'} "
+               "read at threadIdx.x, the thread's place in its block, where the point's own index "
+               f"i belongs, so every block of {block} threads read the first block's points",
+               "read the thread's own point: c_re[i] and c_im[i], with i = blockIdx.x * "
+               "blockDim.x + threadIdx.x, the index of the guard and of the store")
+        return
+
+
 STEPS = {   # the wrong steps of helpers.exercises.escape that this kernel's loop can take
     "c_im_in_re": lambda wrong, right, at: (
         "the real step adds c_im[i] where c_re[i] belongs: float re = z_re*z_re - z_im*z_im + "

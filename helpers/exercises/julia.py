@@ -23,6 +23,7 @@ from helpers.exercises.hidden import awkward, pick
 from helpers.exercises.julia_models import (count_mistakes, escape_never_leaves, one_index,
                                             store_after_the_guard, stored_only_on_escape,
                                             wrong_loops)
+from helpers.exercises.julia_starts import wrong_starts
 from helpers.exercises.kernel import KernelExercise, Launch
 from helpers.exercises.microscope import accesses_of, observe, written_by_two, written_twice
 from helpers.exercises.or_guard import return_guard_with_and
@@ -117,50 +118,9 @@ def _wrong_answers(case, ref):
            "z_re takes threadIdx.x where it takes x: each stretch of blockDim.x pixels of a row "
            "repeats the first's", "z_re = x_min + x*dx, with x = blockIdx.x * blockDim.x + "
            "threadIdx.x, the pixel's column")
-    yield from _wrong_steps(case)
+    yield from wrong_starts(*_args(case))
     yield from wrong_loops(re, im, c_re, c_im, max_iter)
     yield from count_mistakes(ref, width, height, max_iter)
-
-
-def _wrong_steps(case):
-    """Images of kernels whose start point steps wrongly from (x_min, y_min), with the hint."""
-    width, height, x_min, y_min, dx, dy, c_re, c_im, max_iter = _args(case)
-    for steps, problem in (((dy, dx), "dx and dy are swapped: z starts at (x_min + x*dy) + "
-                            "i*(y_min + y*dx)"), ((dy, dy), "z_re = x_min + x*dy: the real part "
-                            "steps by dy"), ((dx, dx), "z_im = y_min + y*dx: the imaginary part "
-                            "steps by dx"), ((dx, -dy), "z_im = y_min - y*dy: the rows step down "
-                            "from y_min, not up")):
-        yield (escape_counts(*pixel_grid(width, height, x_min, y_min, *steps), c_re, c_im,
-                             max_iter), problem,
-               "z_re = x_min + x*dx (dx steps along a row), z_im = y_min + y*dy")
-    yield (escape_counts(*pixel_grid(width, height, x_min, y_min, dx / width, dy / height), c_re,
-                         c_im, max_iter),
-           "z starts at x_min + x*dx/width + i*(y_min + y*dy/height): dx is already the step "
-           "from one pixel to the next, (x_max - x_min) / width, so dividing by width again "
-           "squeezes the whole image into the view's corner", "z_re = x_min + x*dx, z_im = "
-           "y_min + y*dy: the kernel gets dx and dy as the steps between pixels")
-    for corner, problem in (((0, 0), "x_min and y_min left out: z starts at x*dx + i*(y*dy)"),
-                            ((0, y_min), "x_min left out: z_re = x*dx"),
-                            ((x_min, 0), "y_min left out: z_im = y*dy")):
-        yield (escape_counts(*pixel_grid(width, height, *corner, dx, dy), c_re, c_im, max_iter),
-               f"{problem}, the pixel's offset from the view's corner, not its point",
-               "z starts at the pixel's point, the corner plus the offset: z_re = x_min + x*dx, "
-               "z_im = y_min + y*dy")
-    f32 = np.float32
-    re, im = (f32(low) + np.trunc(np.arange(size, dtype=f32) * f32(step))
-              for low, size, step in ((x_min, width, dx), (y_min, height, dy)))
-    yield (escape_counts(*np.broadcast_arrays(re[None, :], im[:, None]), c_re, c_im, max_iter),
-           "z starts at x_min + (int)(x*dx) + i*(y_min + (int)(y*dy)): (int)(x*dx) drops the "
-           "fraction, so the start moves only in whole steps and whole runs of pixels share it",
-           "x*dx is already a float (an int times a float): z_re = x_min + x*dx, z_im = y_min + "
-           "y*dy, with no cast to int")
-    re, im = (f32(low) + (np.arange(size, dtype=f32) + f32(0.5)) * f32(step)
-              for low, size, step in ((x_min, width, dx), (y_min, height, dy)))
-    yield (escape_counts(*np.broadcast_arrays(re[None, :], im[:, None]), c_re, c_im, max_iter),
-           "z starts at the pixel's centre, x_min + (x + 0.5)*dx + i*(y_min + (y + 0.5)*dy): "
-           "half a step off the point the chapter gives pixel (x, y)",
-           "pixel (x, y) is the point x_min + x*dx + i*(y_min + y*dy), with no 0.5 added: "
-           "z_re = x_min + x*dx, z_im = y_min + y*dy")
 
 
 def _grid(case) -> Grid:

@@ -227,6 +227,10 @@ WRONG = {
                        "other element once: each thread added its first element at line "),
     "assigned": (("y[i] += x[i];", "y[i] = x[i];"), "y holds x"),
     "subtracted": (("y[i] += x[i];", "y[i] -= x[i];"), "x was subtracted from y"),
+    # blind audit AQ (was 'y[0] = -2.0, which is not y + k * x for any whole k ... Hint: each
+    # element once: y[i] += x[i]'): y read where x belongs, so y came out doubled
+    "adds_y_to_itself": (("y[i] += x[i];", "y[i] += y[i];"),
+                         "y came out doubled: each y[i] is 2 * y[i] (y[0] = -2.0, where "),
     "added_twice": (("y[i] += x[i];", "y[i] += 2.0f * x[i];"), "y[0] got x[0] added 2 times"),
     # audit P2: a 16-bit index, which wraps negative past 32767 (the case of n = 40000)
     "short_index": (("for (int i", "for (short i"),
@@ -258,6 +262,7 @@ HINTS = {"do_while": "test i before the first element too",
          "unrolled_by_two_no_tail": "if (i < n) y[i] += x[i];",
          "unrolled_by_three_no_tail": "for (; i < n; i += stride) y[i] += x[i];",
          "barrier_in_the_loop": "the threads of add_into share nothing",
+         "adds_y_to_itself": "add x into y: y[i] += x[i], with x[i] on the right",
          "passes_rounded_up_untested": "if (i + pass * stride < n)"}
 SIMULATOR_ONLY = {"block_stride_loop": "on a GPU the blocks' additions into one element race and "
                                        "some are lost: how many land varies",

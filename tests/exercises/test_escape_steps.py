@@ -6,6 +6,7 @@ one module."""
 import numpy as np
 import pytest
 
+from escape_steps_variants import POINT_READS
 from kernel_sources import (assert_refused_and_named, compile_variant_pairs, simulator_only,
                             solution, variant)
 
@@ -18,6 +19,7 @@ STEP = ("        float re = z_re * z_re - z_im * z_im + c_re[i];\n"
 
 # name: (the replacements in the solution, how the verdict's problem starts)
 WRONG = {
+    **POINT_READS,
     # blind audit TRA-escape_steps-1 (was 'some points' counts were not written, or written past
     # the end ... Hint: keep the index and the guard as the stub gives them')
     "index_without_the_block": ([("int i = blockIdx.x * blockDim.x + threadIdx.x;",
@@ -53,27 +55,6 @@ WRONG = {
     "z_im_declared_again": ([("        z_im = 2.0f * z_re * z_im + c_im[i];",
                               "        float z_im = 2.0f * z_re * z_im + c_im[i];")],
                             "every count is what the point's real part alone gives"),
-    "c_im_not_added": ([("z_im = 2.0f * z_re * z_im + c_im[i];", "z_im = 2.0f * z_re * z_im;")],
-                       "every count is what the point's real part alone gives"),
-    # blind audit TA1 (was '78.6% of the counts differ from NumPy's ... Hint: one step: ...')
-    "c_re_not_added": ([("float re = z_re * z_re - z_im * z_im + c_re[i];",
-                         "float re = z_re * z_re - z_im * z_im;")],
-                       "every count is what the point's imaginary part alone gives, as if c_re "
-                       "were 0: c_re[i] is not added to the new real part"),
-    # blind audit TIA-escape_steps-1: c_im for c_re in the real step (was '72.1% of the counts
-    # differ from NumPy's ... Hint: one step: ...', the whole step)
-    "c_im_in_re": ([("z_im * z_im + c_re[i];", "z_im * z_im + c_im[i];")],
-                   "the real step adds c_im[i] where c_re[i] belongs: float re = z_re*z_re - "
-                   "z_im*z_im + c_im[i]"),
-    # blind audit TYA-escape_steps-1: c_re for c_im in the imaginary step (was '61.1% of the
-    # counts differ from NumPy's (the first: point 0, got 1, expected 100) ... Hint: one step:
-    # ...', the whole step)
-    "c_re_in_im": ([("z_im = 2.0f * z_re * z_im + c_im[i];", "z_im = 2.0f * z_re * z_im + c_re[i];")],
-                   "the imaginary step adds c_re[i] where c_im[i] belongs: z_im = 2*z_re*z_im + "
-                   "c_re[i], so each point follows c_re + i*c_re (point 0 counts 1 with c_re[i], "
-                   "100 with c_im[i])"),
-    # blind audit TVA-escape_steps-1: c_re subtracted in the real step (was '75.2% of the counts
-    # differ from NumPy's (the first: point 0, got 2, expected 100) ... Hint: one step: ...')
     # blind audit TXA-escape_steps-1: (z_re - z_im)^2 for z_re^2 - z_im^2 (was '54.0% of the
     # counts differ from NumPy's ... Hint: one step: ...')
     "square_of_the_difference": ([("float re = z_re * z_re - z_im * z_im + c_re[i];",
@@ -97,10 +78,6 @@ WRONG = {
                              "float re = z_re * 2 - z_im * 2 + c_re[i];")],
                            "the real step doubles z_re and z_im, z_re * 2 - z_im * 2, where their "
                            "squares belong"),
-    "c_re_subtracted": ([("z_im * z_im + c_re[i];", "z_im * z_im - c_re[i];")],
-                        "the real step subtracts c_re[i] where it adds it: float re = z_re*z_re "
-                        "- z_im*z_im - c_re[i], so each point follows -c_re + i*c_im (point 0 "
-                        "counts 2 with - c_re[i], 100 with + c_re[i])"),
     "new_re_in_im": ([(STEP, "        z_re = z_re * z_re - z_im * z_im + c_re[i];\n"
                              "        z_im = 2.0f * z_re * z_im + c_im[i];\n")],
                      "z_im is computed from the NEW z_re"),
@@ -110,8 +87,6 @@ WRONG = {
                      "z_re is computed from the NEW z_im"),
     "starts_at_c": ([("float z_re = 0.0f, z_im = 0.0f;", "float z_re = c_re[i], z_im = c_im[i];")],
                     "z starts at c instead of 0"),
-    "c_swapped": ([("+ c_re[i];", "+ C_IM;"), ("+ c_im[i];", "+ c_re[i];"), ("+ C_IM;", "+ c_im[i];")],
-                  "c_re and c_im are swapped"),
     "stops_at_4": ([("z_im * z_im <= 4.0f", "z_im * z_im < 4.0f")],
                    "points where |z|^2 reaches 4 exactly stopped there"),
     "one_step_too_many": ([("k < max_iter", "k <= max_iter")],
@@ -323,6 +298,7 @@ SIMULATOR_ONLY = {"size_with_minus": "on a GPU nvcc may fuse the other product o
 HINTS = {"k_declared_again_in_the_for": "don't declare k again, so that the loop counts in the k "
                                         "the store reads: for (; k < max_iter && ...; k++)",
          "re_step_mixed": "re = z_re*z_re - z_im*z_im + c_re[i]",
+         "point_by_threadidx": "read the thread's own point: c_re[i] and c_im[i]",
          "square_of_the_difference": "z_re^2 - z_im^2 is the difference of the squares",
          "loop_without_braces": "C does not go by indentation: wrap the loop's body in braces",
          "size_set_once_before_the_loop": "test |z|^2 as z is now, in the loop's test itself",

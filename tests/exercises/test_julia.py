@@ -66,6 +66,12 @@ WRONG = [
      variant(KERNEL, ("float z_re = x_min + x * dx;", "float z_re = x * dx;"),
              ("float z_im = y_min + y * dy;", "float z_im = y * dy;")),
      ["x_min and y_min left out: z starts at x*dx + i*(y*dy)", "z_re = x_min + x*dx"]),
+    # blind audit AQ (was '93.4% of the pixels differ from NumPy's ... Hint: compare your loop
+    # with the Mandelbrot kernel's ...'): z_im started from x_min, the real part's corner
+    ("z_im_from_x_min",
+     variant(KERNEL, ("float z_im = y_min + y * dy;", "float z_im = x_min + y * dy;")),
+     ["z_im = x_min + y*dy: the imaginary part starts from x_min, the real part's corner, where "
+      "y_min belongs", "Hint: z_re = x_min + x*dx, z_im = y_min + y*dy: x_min"]),
     ("escape_tested_on_each_part",
      variant(KERNEL, ("if (re2 + im2 > 4.0f)", "if (fabsf(z_re) > 2.0f || fabsf(z_im) > 2.0f)")),
      ["z_re or z_im alone passes 2", "break once re2 + im2 > 4.0f"]),
