@@ -12,11 +12,11 @@ from __future__ import annotations
 import ast
 import contextlib
 import numbers
-import sys
 
 import numpy as np
 
-from helpers.exercises.learner_code import caret_as_power, code_of, frame_of, learner_line, raised
+from helpers.exercises.learner_code import (call_running, caret_as_power, code_of, frame_of,
+                                           learner_line, raised)
 from helpers.exercises.verdict import Mistake, Verdict, not_yet
 
 READ_THE_MESSAGE = "the message says what went wrong on that line"
@@ -77,13 +77,7 @@ def source_first(fn, drv):
         if copy[0] != "htod" or not isinstance(copy[1], (drv.DeviceAllocation, numbers.Integral)
                                                ) or not hasattr(copy[3], "__array_interface__"):
             return
-        frame = sys._getframe(1)
-        while frame is not None and frame.f_code is not getattr(fn, "__code__", None):
-            frame = frame.f_back
-        code = code_of(fn) if frame is not None else None
-        call = code and next((n for n in ast.walk(code.tree) if isinstance(n, ast.Call)
-                              and getattr(n.func, "attr", "") == "memcpy_htod_async"
-                              and len(n.args) >= 2 and code.number(n) == frame.f_lineno), None)
+        code, call = call_running(fn, "memcpy_htod_async", args=2)
         host, device, rest, where = "h", "d", ", stream", "memcpy_htod_async"
         if call:
             host, device = (ast.unparse(a) for a in call.args[:2])

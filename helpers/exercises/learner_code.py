@@ -1,5 +1,5 @@
 """A learner's own Python, read: where in it an exception was raised (``learner_line``,
-``raised``, ``raising_frame``) and its code parsed, numbered as the learner sees it
+``raised``, ``raising_frame``), the call it is making now (``call_running``) and its code parsed, numbered as the learner sees it
 (``code_of``, ``LearnerCode``), with what the code alone shows (``uncalled``: a method named
 without its call's parentheses; ``without_stream``: a copy queued with no stream;
 ``caret_as_power``: a power written with ^). The exercises whose work is a Python function
@@ -7,6 +7,7 @@ without its call's parentheses; ``without_stream``: a copy queued with no stream
 
 from __future__ import annotations
 
+import ast
 import sys
 import sysconfig
 import traceback
@@ -46,6 +47,21 @@ def frame_of(err: BaseException, fn):
             found = tb.tb_frame
         tb = tb.tb_next
     return found
+
+
+def call_running(fn, method, args=0):
+    """``(code, call)``: ``fn``'s code parsed (``code_of``; None where it has none) and the call
+    of a method named ``method``, with at least ``args`` arguments, on the line where the running
+    call of ``fn`` (the caller's stack, innermost first) stands now; call is None where not
+    found. For a check that runs inside a call the learner's function made (a copy, a free)."""
+    frame = sys._getframe(1)
+    while frame is not None and frame.f_code is not getattr(fn, "__code__", None):
+        frame = frame.f_back
+    code = code_of(fn) if frame is not None else None
+    call = code and next((n for n in ast.walk(code.tree) if isinstance(n, ast.Call)
+                          and getattr(n.func, "attr", "") == method and len(n.args) >= args
+                          and code.number(n) == frame.f_lineno), None)
+    return code, call
 
 
 def learner_line(err: BaseException) -> tuple | None:

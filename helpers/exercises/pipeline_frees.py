@@ -10,10 +10,9 @@ from __future__ import annotations
 
 import ast
 import contextlib
-import sys
 
 from helpers.exercises.function import Refused
-from helpers.exercises.learner_code import code_of
+from helpers.exercises.learner_code import call_running
 from helpers.exercises.verdict import listed
 
 
@@ -50,13 +49,7 @@ def _freed_in_use(fn, chunks, running):
     """(problem, hint) of a buffer freed while the work of ``chunks`` (their launches' numbers)
     on the streams numbered ``running`` still used it; the line of ``fn``'s code (the frame
     running it) named where known."""
-    frame = sys._getframe(1)
-    while frame is not None and frame.f_code is not getattr(fn, "__code__", None):
-        frame = frame.f_back
-    code = code_of(fn) if frame is not None else None
-    call = code and next((n for n in ast.walk(code.tree) if isinstance(n, ast.Call)
-                          and getattr(n.func, "attr", "") == "free"
-                          and code.number(n) == frame.f_lineno), None)
+    code, call = call_running(fn, "free")
     name = ast.unparse(call.func.value) if call else "a device buffer"
     where = f" at {code.quoted(call)}" if call else ""
     on = listed(f"streams[{k}]" for k in running)
