@@ -11,6 +11,13 @@ FIRST_WARP = "        v = warp_sum(lane < warps ? warp_sums[lane] : 0.0f);\n"
 TAIL = KERNEL[KERNEL.index("    if (lane == 0)\n        warp_sums[warp] = v;"):]
 
 # (name, source, words that the NOT YET line must contain)
+def quoted(words):
+    """Words of a verdict told of the block of the case it quotes (block = (b, 1, 1)), which
+    depends on the backend (a GPU's first wrong case need not be the simulator's): ``words``
+    with {b} its threads, {w} its warps, {w1} one more and {w0} one fewer."""
+    return lambda b: words.format(b=b, w=b // 32, w1=b // 32 + 1, w0=b // 32 - 1)
+
+
 WRONG = [
     ("no_grid_stride_loop",
      variant(KERNEL, (LOOP, "    int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
@@ -74,25 +81,27 @@ WRONG = [
     # warp_sums[lane] for all 32 lanes, where only blockDim.x / 32 were written: on the H200 a
     # garbage sum; on the simulator shared memory starts as NaN, as a GPU's is never zeroed
     ("one_warp_sum_too_many", variant(KERNEL, ("lane < warps ?", "lane <= warps ?")),  # audit TDA
-     ["read warp_sums[3], one past the 3 sums", "(blockDim.x = 96)", "lane <= warps", "lane < warps ? warp_sums["]),
+     [quoted("read warp_sums[{w}], one past the {w} sums"), quoted("(blockDim.x = {b})"), "lane <= warps",
+      "lane < warps ? warp_sums["]),
     # the warps counted one too many, blockDim.x / 32 + 1, where the lane test is right: the same
     # reads as lane <= warps (was 'the test lane <= warps lets lane warps through', a test the
     # kernel does not have)
     ("warps_counted_one_too_many", variant(KERNEL, ("warps = blockDim.x / 32;", "warps = blockDim.x / 32 + 1;")),
-     ["read warp_sums[3], one past the 3 sums", "warps counts 4, one more than the block's 3",
-      "warps = blockDim.x / 32"]),
+     [quoted("read warp_sums[{w}], one past the {w} sums"),
+      quoted("warps counts {w1}, one more than the block's {w}"), "warps = blockDim.x / 32"]),
     # blind audit AK (was 'the sum is 10588.4, NumPy's is 991.7638', the plan as hint): warp_sums[lane % warps] read around
     ("warp_sums_read_around", variant(KERNEL, (FIRST_WARP, "        v = warp_sum(warp_sums[lane % warps]);\n")),
      ["10.7 times NumPy's", "lane l reading warp_sums[l % warps]", "added about 32 / warps times", "lane < warps ? warp_sums[lane] : 0.0f"]),
     # blind audits AM and AP (said 'the block's 4 warps', a launch of blockDim.x = 128, beside its
     # case's block of 96): the warps of the block the verdict quotes
     ("adds_all_32_warp_sums", variant(KERNEL, (FIRST_WARP, "        v = warp_sum(warp_sums[lane]);\n")),
-     ["lanes 0 to 31 of the first warp read warp_sums[0] to [31]", "where the block's 3 warps wrote only warp_sums[0] to [2]",
-      "(blockDim.x = 96)", "block = (96, 1, 1)", "lane < blockDim.x / 32"]),
+     ["lanes 0 to 31 of the first warp read warp_sums[0] to [31]",
+      quoted("where the block's {w} warps wrote only warp_sums[0] to [{w0}]"), quoted("(blockDim.x = {b})"),
+      quoted("block = ({b}, 1, 1)"), "lane < blockDim.x / 32"]),
     # blind audit TEA-dot_product-1 (was 'the result is NaN: the kernel read x or y past n ..., or
     # an element of a __shared__ array that no thread of the block had written ...')
     ("warps_is_32", variant(KERNEL, ("int warps = blockDim.x / 32;", "int warps = 32;")),
-     ["where the block's 3 warps wrote only warp_sums[0] to [2]", "as warps = 32 (the array's "
+     [quoted("where the block's {w} warps wrote only warp_sums[0] to [{w0}]"), "as warps = 32 (the array's "
       "size)", "lane < blockDim.x / 32 ? warp_sums[lane] : 0.0f (warps = blockDim.x / 32)"]),
     ("missing_barrier", variant(KERNEL, ("    __syncthreads();", "")),
      ["data race on warp_sums", "__syncthreads()"]),

@@ -75,6 +75,9 @@ GARBAGE["return_past_n_before_warp_sum"] = "a shuffle with lanes returned is und
                          simulator_only(WRONG, {**SIMULATOR_ONLY, **GARBAGE}))
 def test_known_mistake_fails_with_its_hint(name, source, expected, kernels, capsys):
     verdict, out = run_checker(kernels[name], capsys)
+    block = re.search(r"block = \((\d+), 1, 1\)", out)
+    assert block or not any(map(callable, expected)), f"{name}: no block quoted in\n{out}"
+    expected = [w(int(block[1])) if callable(w) else w for w in expected]
     assert_mistake_named(verdict, out, name, expected)
 
 
