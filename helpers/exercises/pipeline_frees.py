@@ -20,8 +20,9 @@ from helpers.exercises.verdict import listed
 def frees_refused(drv, streams, calls, copies, fn):
     """While in use, ``DeviceAllocation.free`` refuses (``Refused``) to free a buffer that a
     launch of ``calls`` or a copy of ``copies`` (``buffers_watched``'s: the device buffer as its
-    address) used, from its start, on one of ``streams`` whose work has not all run yet (an event
-    recorded there now is not reached): named with the line of ``fn``'s code that freed it."""
+    address) used, from its start, on one of ``streams`` whose work has not all run yet (its
+    is_done(), cuStreamQuery: an event recorded and queried at once may not be reached yet on a
+    GPU even where the stream was waited for): named with the line of ``fn``'s code that freed it."""
     cls = drv.DeviceAllocation
     free = cls.free
 
@@ -33,7 +34,7 @@ def frees_refused(drv, streams, calls, copies, fn):
         users = [k for k, c in enumerate(calls) if start in c[:2]]
         used = [calls[k][3] for k in users] + [s for _, _, s, at in copies if at == start]
         running = [k for k, s in enumerate(streams) if any(u is s for u in used)
-                   and not drv.Event().record(s).query()]
+                   and not s.is_done()]
         if running:
             raise Refused(_freed_in_use(fn, users, running))
         return free(buf)
