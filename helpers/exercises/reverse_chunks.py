@@ -323,6 +323,16 @@ def _mirrored_twice(kernels):
            "mirror one side only: y[first + t] = tile[count - 1 - t]")
 
 
+def _loop_step(kernels):
+    """The text of the kernel's for loop's step (its header's last clause, one space between
+    its words); None where it has no for loop or its text cannot be read."""
+    if (text := _loop_text(kernels)) is None:
+        return None
+    source, tokens, words, (after, _), _ = text
+    semi = next(i for i in range(after - 2, 0, -1) if words[i] == ";")
+    return " ".join(source[tokens[semi + 1].start:tokens[after - 2].end].split())
+
+
 def _looped(kernels):
     """Whether the kernel's body has a loop (for, while); None where its text cannot be read."""
     if (text := kernel_words(kernels)) is None:
@@ -345,7 +355,8 @@ def _mistakes(case, run):
         yield from partial_chunk_left_out(n, run.out.unwritten, got, want)
         yield from count_one_short(n, x, run.out.unwritten, got, want)
         yield from global_thread_index(n, blocks, run.out.unwritten, got, want)
-        yield from one_chunk_a_block(n, blocks, run.out.unwritten, got, want, _looped(run.kernel))
+        yield from one_chunk_a_block(n, blocks, run.out.unwritten, got, want, _looped(run.kernel),
+                                     _loop_step(run.kernel))
         yield (f"{int(run.out.unwritten.sum())} of the {n:,} elements of y were never written "
                f"(the first is y[{int(np.argmax(run.out.unwritten))}])",
                "a block takes every gridDim.x-th chunk: first += gridDim.x * CHUNK")

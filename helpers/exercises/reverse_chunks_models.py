@@ -101,10 +101,11 @@ def global_thread_index(n, blocks, unwritten, got, want):
            "block's place is in the chunk it starts from, first = blockIdx.x * CHUNK")
 
 
-def one_chunk_a_block(n, blocks, unwritten, got, want, looped):
+def one_chunk_a_block(n, blocks, unwritten, got, want, looped, step=None):
     """Each block reversed its chunk blockIdx.x alone: chunks 0 to gridDim.x - 1 right, every
     later one never written; ``looped`` says whether the kernel's text has a loop (False: none,
-    the tile's reuse removed with the loop; None: its text unread)."""
+    the tile's reuse removed with the loop; None: its text unread), ``step`` the text of its for
+    loop's step (None: none, or unread), named where it counts blockDim.x for gridDim.x."""
     first = blocks * CHUNK
     if first >= n or not unwritten[first:].all() or unwritten[:first].any() or \
             not np.array_equal(got[:first], want[:first]):
@@ -113,6 +114,10 @@ def one_chunk_a_block(n, blocks, unwritten, got, want, looped):
     left = {1: f"chunk {blocks}", 2: f"chunks {blocks} and {blocks + 1}"}.get(
         chunks - blocks, f"chunks {blocks} to {chunks - 1}")
     why = {False: "your kernel has no loop over chunks: ", True: "its loop ended after one turn: "}
+    if looped and step and "blockDim" in step and "gridDim" not in step:
+        why[True] = (f"the loop's step, {step}, counts blockDim.x, the threads in a block "
+                     f"({CHUNK}), where gridDim.x, the blocks in the grid ({blocks}), belongs: it "
+                     f"took first past n = {n:,}, so the loop ended after one turn: ")
     yield (f"{why.get(looped, '')}each block reversed only its chunk blockIdx.x (first = "
            f"blockIdx.x * CHUNK), so with grid = ({blocks}, 1) over {chunks} chunks, {left} "
            f"(y[{first}] to y[{n - 1}], {n - first} elements) were never "

@@ -144,6 +144,16 @@ WRONG = {
                                                "were never written"],
                                    "hint": ["for (int first = blockIdx.x * CHUNK; first < n; first "
                                             "+= gridDim.x * CHUNK)", "a second __syncthreads()"]}),
+    # blind audit AR: the loop's step blockDim.x * CHUNK (was 'its loop ended after one turn:
+    # each block reversed only its chunk blockIdx.x ...', the step's blockDim.x not named)
+    "steps_by_blockdim": ([("first += gridDim.x * CHUNK", "first += blockDim.x * CHUNK")],
+                          {"problem": ["the loop's step, first += blockDim.x * CHUNK, counts "
+                                       "blockDim.x, the threads in a block (256), where gridDim.x, "
+                                       "the blocks in the grid (2), belongs",
+                                       "past n = 1,000, so the loop ended after one turn",
+                                       "chunks 2 and 3 (y[512] to y[999], 488 elements) were "
+                                       "never written"],
+                           "hint": "first += gridDim.x * CHUNK"}),
     "chunks_of_the_first_block_only": ([("first += gridDim.x * CHUNK", "first += n")],
                                        {"problem": "never written", "hint": "gridDim.x * CHUNK"}),
     # blind audit TIB-reverse_chunks-1: the loop's condition first + CHUNK <= n (was '232 of the
