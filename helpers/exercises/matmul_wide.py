@@ -27,6 +27,7 @@ from helpers.exercises.coverage import Grid, Words, coverage
 from helpers.exercises.hidden import awkward
 from helpers.exercises.kernel import KernelExercise, Launch
 from helpers.exercises.matmul_tiling import edge_threads_skipped_loads
+from helpers.exercises.matmul_wide_a_guard import a_column_unguarded
 from helpers.exercises.matmul_wide_models import (A_GUARD_N, blocks_swapped, bs_at_global_column, bs_rows_past_tile_k, ROWS_APART, crossed, indexed, part,
                                                   neighbouring_rows, phases_from_a_side, rows_apart, wide_step, rows_from_zero, rows_k_apart_store, sum_declared_int, summed,
                                                   stale_last_phase, tile_k_apart, a_column_from_ty)
@@ -221,29 +222,8 @@ def _read_past(run, name):
             yield mistake
     if np.allclose(run.out.got, rows_apart(flat, m, wide, k) @ part(b, np.arange(wide)), 1e-4,
                    1e-4, equal_nan=True):
-        yield from _a_column_unguarded(run)
+        yield from a_column_unguarded(run, _launch, CASES)
         yield A_GUARD_N
-
-
-def _a_column_unguarded(run):
-    """A read past A that took each row's columns up to N, where on the simulator a case with
-    N < K (none past A then for a guard against N) stops at a read past A's end by a thread of
-    its last row: A's load has no guard on its column at all (a row took the next row's first
-    elements, which B's rows past K, loaded as 0, cancel; the last row's went past A)."""
-    m, k, n = next(c for c in CASES if c[2] < c[1])
-    err = observe(run.kernel, _launch((m, k, n)), key="B's guard", racecheck=False).error
-    if getattr(err, "kind", None) != "out of bounds" or err.array != "A" or err.is_write or \
-            err.block[1] * BLOCK[1] + err.thread[1] != m - 1:
-        return
-    big_k = run.model[0].shape[1]
-    yield ("A's load guards the row alone, (row < M), with no test of its column: a_col runs "
-           f"to the end of the last phase ({-(-big_k // 32) * 32} with K = {big_k}), past each "
-           "row's K elements: a row took the next row's first elements (which B's rows past K, "
-           "loaded as 0, cancel), and the last row read past the end of A (on the simulator, "
-           f"with M, K, N = {m}, {k}, {n}, thread "
-           f"{err.thread} of block {err.block} read A[{err.element}], past its {err.length} elements)",
-           "guard A's column too: As[ty][tx] = (row < M && a_col < K) ? A[row * K + a_col] : "
-           "0.0f")
 
 
 def _a_guard_tx(run, flat):

@@ -203,6 +203,12 @@ WRONG = {
     "a_column_unguarded": ([("(row < M && a_col < K)", "(row < M)")],
                            {"problem": "A's load guards the row alone, (row < M), with no test "
                                        "of its column", "hint": "guard A's column too"}),
+    # blind audit AR: A's guard's tests joined with || (was "A's load guards the row alone,
+    # (row < M), with no test of its column", a test the kernel has)
+    "a_guard_with_or": ([("(row < M && a_col < K)", "(row < M || a_col < K)")],
+                        {"problem": "A's load guard lets a thread load where either of its "
+                                    "tests holds, as (row < M || a_col < K) does",
+                         "hint": "join the two tests with &&: (row < M && a_col < K)"}),
     "a_guard_n_within_a": ([("(row < M && a_col < K)", "(row < M && a_col < (N <= K ? N : K))")],
                            {"problem": "tests a_col against N", "hint": "a_col < K"}),
     # blind audit TEB-matmul_wide-1: B's guard tests b_row against N (was 'the kernel crashed:
@@ -312,7 +318,7 @@ WRONG = {
                                      "swapped), rows of 8 columns",
                           "hint": "__shared__ float As[TILE_M][TILE_K];"}),
 }
-SIMULATOR_ONLY = dict.fromkeys(("a_rows_n_apart", "a_guard_n", "a_column_unguarded", "a_guard_tx_against_k", "b_guard_row_to_k", "b_guard_row_against_n"),
+SIMULATOR_ONLY = dict.fromkeys(("a_rows_n_apart", "a_guard_n", "a_column_unguarded", "a_guard_with_or", "a_guard_tx_against_k", "b_guard_row_to_k", "b_guard_row_against_n"),
                                "a read past A or B: a GPU reads other memory or faults and leaves "
                                "the context unusable")
 SIMULATOR_ONLY["bs_read_at_col"] = ("an index past a shared array's end: on a GPU other "
