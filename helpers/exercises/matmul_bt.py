@@ -14,6 +14,7 @@ import numpy as np
 
 from helpers.exercises import near, speed
 from helpers.exercises.matmul_tiling import edge_threads_skipped_loads
+from helpers.exercises.matmul_bt_phases import phases_past_k
 from helpers.exercises.common import Output, declared_int, halves, whole_sums
 from helpers.exercises.hidden import awkward
 from helpers.exercises.kernel import KernelExercise, Launch, traced_back
@@ -376,7 +377,8 @@ EXERCISE = KernelExercise(
     stub="exercises/matmul_bt.cu", kernel="matmul_bt",
     signature="const float *A, const float *Bt, float *C, int M, int K, int N", cases=CASES,
     draw=_draw, where=_where, detect=_mistakes, crash_hint=LOAD_HINT, read_past=_read_past,
-    refine=loop_past_a_tile,
+    refine=loop_past_a_tile, after=lambda kernels, passed: phases_past_k(
+        kernels, passed, lambda k: _launch(Case(TILE, k, TILE))),
     simulated="runs the race check", fast=speed.rule(_timed, _traced),
     success=f"C = A @ Bt.T for {len(CASES) - 1} shapes (sides and K not multiples of 16 among "
             "them), nothing written outside C, no race found by the race check")

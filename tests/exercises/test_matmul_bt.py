@@ -60,6 +60,13 @@ WRONG = {
                                 "(K + TILE - 1) / TILE; phase++) {\n        sum = 0.0f;\n")],
                               "only the last phase's products, columns 16 to 31 of K = 32: sum "
                               "was set back to 0 at the start of each phase"),
+    # blind audit AR: the phase count K + TILE - 1 / TILE, K + 16 (was FAST: the phases past K
+    # load only zeros, so C came out right)
+    "phase_count_precedence": ([("(K + TILE - 1) / TILE", "K + TILE - 1 / TILE")],
+                               "the phase loop ran K + 16 phases (48 with K = 32), where "
+                               "(K + TILE - 1) / TILE = 2 cover K",
+                               "/ binds tighter than + and -", "Hint: divide the whole sum, in "
+                               "parentheses: phase < (K + TILE - 1) / TILE"),
     "phases_rounded_down": ([("(K + TILE - 1) / TILE", "K / TILE")], "never ran"),
     # blind audit AJ (was '777 of 777 elements of C are wrong ...' with a trace and the loads'
     # formulas as the hint, which the kernel had right): the phase count taken from N, not K
