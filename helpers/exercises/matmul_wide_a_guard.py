@@ -31,23 +31,29 @@ def a_column_unguarded(run, launch, cases):
                "elements (which B's rows past K, loaded as 0, cancel), and the last row read past "
                f"the end of A (on the simulator, with M, K, N = {m}, {k}, {n}, thread {err.thread} "
                f"of block {err.block} read A[{err.element}], past its {err.length} elements)")
-    either = _either_test_loads(run.kernel, launch)
-    if either is None:
+    past_m = _rows_past_m_loaded(run.kernel, launch)
+    if past_m is None:
         yield (f"A's load guards the row alone, (row < M), with no test of its column: {overrun}",
                "guard A's column too: As[ty][tx] = (row < M && a_col < K) ? A[row * K + a_col] "
                ": 0.0f")
         return
+    if past_m[0]:
+        yield (f"A's load has no guard: every thread loads A[row * K + a_col], {overrun}; and "
+               f"rows past M loaded too, at every a_col ({past_m[1]})", "load only A's elements, "
+               "0 past its edges: As[ty][tx] = (row < M && a_col < K) ? A[row * K + a_col] : 0.0f")
+        return
     yield ("A's load guard lets a thread load where either of its tests holds, as (row < M || "
            f"a_col < K) does: in rows below M {overrun}; and rows past M loaded too, where a_col "
-           f"< K ({either})", "join the two tests with &&: (row < M && a_col < K), so that a "
+           f"< K ({past_m[1]})", "join the two tests with &&: (row < M && a_col < K), so that a "
            "thread loads only an element inside A: As[ty][tx] = (row < M && a_col < K) ? "
            "A[row * K + a_col] : 0.0f")
 
 
-def _either_test_loads(kernels, launch):
+def _rows_past_m_loaded(kernels, launch):
     """On the simulator, one block over M, K, N = ``ROWS_PAST_M``, A with room after it: where
-    the threads of rows past M loaded A at every a_col below K and none past it (a guard joined
-    with ||), what one of them read, in words; None otherwise."""
+    the threads of rows past M loaded A at every a_col below K, (whether they loaded past K too
+    (no guard) or not (a guard joined with ||), what one of them read, in words); None
+    otherwise."""
     m, k, n = ROWS_PAST_M
     base = launch(ROWS_PAST_M)
     a = base.model[0]
@@ -59,10 +65,10 @@ def _either_test_loads(kernels, launch):
     row = reads["thread"] // TILE_K
     past = reads[row >= m]
     a_col = past["index"] - row[row >= m] * k
-    if not len(past) or (a_col >= k).any() or len(set(a_col.tolist())) != k:
+    if not len(past) or not set(range(k)) <= set(a_col.tolist()):
         return None
     first = past[0]
-    return (f"on the simulator, with M, K, N = {m}, {k}, {n}, thread "
+    return bool((a_col >= k).any()), (f"on the simulator, with M, K, N = {m}, {k}, {n}, thread "
             f"({int(first['thread']) % TILE_K}, {int(first['thread']) // TILE_K}, 0) of row "
             f"{int(first['thread']) // TILE_K} read A[{int(first['index'])}], past its {a.size} "
             "elements")

@@ -209,6 +209,11 @@ WRONG = {
                         {"problem": "A's load guard lets a thread load where either of its "
                                     "tests holds, as (row < M || a_col < K) does",
                          "hint": "join the two tests with &&: (row < M && a_col < K)"}),
+    # found mending blind audit AR: no guard on A's load at all (was "A's load guards the row
+    # alone, (row < M)", a test the kernel does not have)
+    "a_load_unguarded": ([("(row < M && a_col < K) ? A[row * K + a_col] : 0.0f", "A[row * K + a_col]")],
+                         {"problem": "A's load has no guard: every thread loads A[row * K + a_col]",
+                          "hint": "As[ty][tx] = (row < M && a_col < K) ? A[row * K + a_col] : 0.0f"}),
     "a_guard_n_within_a": ([("(row < M && a_col < K)", "(row < M && a_col < (N <= K ? N : K))")],
                            {"problem": "tests a_col against N", "hint": "a_col < K"}),
     # blind audit TEB-matmul_wide-1: B's guard tests b_row against N (was 'the kernel crashed:
@@ -318,7 +323,7 @@ WRONG = {
                                      "swapped), rows of 8 columns",
                           "hint": "__shared__ float As[TILE_M][TILE_K];"}),
 }
-SIMULATOR_ONLY = dict.fromkeys(("a_rows_n_apart", "a_guard_n", "a_column_unguarded", "a_guard_with_or", "a_guard_tx_against_k", "b_guard_row_to_k", "b_guard_row_against_n"),
+SIMULATOR_ONLY = dict.fromkeys(("a_rows_n_apart", "a_guard_n", "a_column_unguarded", "a_guard_with_or", "a_load_unguarded", "a_guard_tx_against_k", "b_guard_row_to_k", "b_guard_row_against_n"),
                                "a read past A or B: a GPU reads other memory or faults and leaves "
                                "the context unusable")
 SIMULATOR_ONLY["bs_read_at_col"] = ("an index past a shared array's end: on a GPU other "
