@@ -31,6 +31,7 @@ from helpers.exercises.group_sum_opencl_models import (GROUP, _added_upward, _as
                                                        load_at_the_local_id, private_tile,
                                                        returned_in_the_fold,
                                                        stored_past_the_last_slot)
+from helpers.exercises.group_sum_opencl_code import every_item_adds_the_tile
 from helpers.exercises.group_sum_opencl_past_n import missed_past_n, unset_groups, unset_past_n
 from helpers.exercises.hidden import awkward
 from helpers.exercises.kernel import Launch
@@ -96,6 +97,7 @@ def _mistakes(n, run, reports):
         yield from _guard_on_the_local_id(n, kernel_code(run.kernel))
     yield from _int_tile(x, out.got, kernel_code(run.kernel))
     yield from _wrong_sums(x, out.got, kernel_code(run.kernel))
+    yield from every_item_adds_the_tile(kernel_code(run.kernel))
 
 
 def _store_adds(code):
