@@ -1,18 +1,55 @@
 """Mistakes of the OpenCL sum per work-group that its code shows (``kernel_code``'s text, comments
-blanked, lines kept), for helpers/exercises/group_sum_opencl.py: a loop over the whole tile that
-every work-item runs in place of the fold (``every_item_adds_the_tile``)."""
+blanked, lines kept), for helpers/exercises/group_sum_opencl.py: barriers that fence global memory
+only (``global_fences``, of the models) or an ``if`` whose body is a lone semicolon (``empty_if``),
+named before the kernel runs (``code_mistake``), as CUDA's -Wempty-body is; and a loop over the
+whole tile that every work-item runs in place of the fold (``every_item_adds_the_tile``)."""
 
 from __future__ import annotations
 
 import re
 
-from helpers.exercises.group_sum_opencl_models import GROUP
+from helpers.exercises.group_sum_opencl_models import GROUP, global_fences
 from helpers.exercises.opencl_kernel import code_line
 
 FOLD_HINT = ("fold the tile, the work-items sharing the adds: for (int stride = GROUP / 2; stride "
              "> 0; stride /= 2) { if (t < stride) tile[t] += tile[t + stride]; "
              "barrier(CLK_LOCAL_MEM_FENCE); } then if (t == 0) partial[get_group_id(0)] = "
              "tile[0];")
+
+
+def code_mistake(code):
+    """(problem, hint) of a mistake the code shows before it runs, or None: barriers that fence
+    global memory only, an if whose body is a lone semicolon."""
+    return global_fences(code) or empty_if(code)
+
+
+def _closing(code, start):
+    """The offset of the parenthesis that closes the one at ``start``, or None."""
+    depth = 0
+    for pos in range(start, len(code)):
+        depth += {"(": 1, ")": -1}.get(code[pos], 0)
+        if depth == 0:
+            return pos
+    return None
+
+
+def empty_if(code):
+    """(problem, hint) for the first ``if (...);``: the statement after it, which it should
+    guard, runs in every work-item, whatever the condition; or None."""
+    for found in re.finditer(r"\bif\s*\(", code):
+        close = _closing(code, found.end() - 1)
+        empty = close and re.compile(r"\s*;").match(code, close + 1)
+        guarded = empty and re.compile(r"\s*([^;{}]*;)").match(code, empty.end())
+        if guarded:
+            test = " ".join(code[found.start():close + 1].split())
+            statement = " ".join(guarded.group(1).split())
+            return (f"the if at line {code_line(code, found.start())}, {test};, does nothing: "
+                    "its body is a lone semicolon, so the statement it should guard, "
+                    f"{statement} (line {code_line(code, guarded.start(1))}), runs in every "
+                    "work-item, whatever the condition says",
+                    "put the statement right after the condition, with no semicolon between: "
+                    f"{test} {statement}")
+    return None
 
 
 def _runs_in_every_work_item(code, pos):

@@ -69,4 +69,12 @@ READ_IN_THE_CODE = {
                                        "if (t < stride) tile[t] += tile[t + stride]; "
                                        "barrier(CLK_LOCAL_MEM_FENCE); } then if (t == 0) "
                                        "partial[get_group_id(0)] = tile[0];", ""),
+    # blind audit AR (was "Oclgrind reported 192 accesses outside a buffer, ... at line 21 ...
+    # Hint: ... only work-items t < stride add tile[t + stride]", the test the code had): a
+    # semicolon right after the fold's if, so every work-item adds (a read past the tile, a race)
+    "semicolon_after_the_fold_s_if": ([("        if (t < stride)\n", "        if (t < stride);\n")],
+                                      ["the if at line 20, if (t < stride);, does nothing: its "
+                                       "body is a lone semicolon", "tile[t] += tile[t + stride]; "
+                                       "(line 21), runs in every work-item"],
+                                      "if (t < stride) tile[t] += tile[t + stride];", ""),
 }
