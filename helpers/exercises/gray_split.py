@@ -22,6 +22,7 @@ from helpers.exercises.gray_split_models import (bounds_left_over, floored_share
                                                  shape_unpacked_swapped, stored_at_index,
                                                  wrong_type)
 from helpers.exercises.gray_split_order import freed_while_running
+from helpers.exercises.gray_split_shares import divided_first
 from helpers.exercises.function import (LaunchOrder, check_function, context_mistakes,
                                         context_stack, copies_to_host, run_catching,
                                         stopped_at_empty, stored_on_the_host)
@@ -139,7 +140,7 @@ def _mistakes(fn, contexts, functions, case):
     yield from context_mistakes(before, after, USING_HINT)
     wrong = list(_wrong_result(result, images, fn))
     if not wrong:
-        yield from _idle_devices(launches, len(functions), count, height)
+        yield from _idle_devices(launches, len(functions), count, height, fn)
     if wrong and (told := last_output_read(reads, launches, count, n) or (
             returned_in_the_collecting_loop(fn, result, reference(images), launches, reads))):
         yield told
@@ -273,7 +274,7 @@ def _wrong_result(result, images, fn=None):
            "every image must be converted once, by one device: " + SPLIT_HINT)
 
 
-def _idle_devices(launches, n, count, height):
+def _idle_devices(launches, n, count, height, fn):
     """With the result right: did every device convert a share, and shares of even size?"""
     if n < 2:
         return
@@ -283,6 +284,7 @@ def _idle_devices(launches, n, count, height):
     if not launches:
         yield ("the result is right, but none of kernels[k] was launched",
                "convert the images with the kernels you are given, kernels[k] on device k")
+    yield from divided_first(fn, rows // height, count, n)
     idle = [k for k in range(n) if rows[k] == 0]
     if idle and count >= n:
         names = ", ".join(str(k) for k in idle)

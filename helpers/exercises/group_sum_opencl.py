@@ -24,13 +24,13 @@ from helpers.exercises.group_sum_opencl_models import (GROUP, _added_upward, _as
                                                        _counted_down,
                                                        barrier_skipped_on_some_steps, _groups, _sums, _upward,
                                                        clamped_load, doubled_with_t_mod_stride,
-                                                       fences_for_barriers,
-                                                       global_fences, halved_interleaved,
+                                                       fences_for_barriers, halved_interleaved,
                                                        id_declared_local,
                                                        indexed_by_the_number_of_groups,
                                                        load_at_the_local_id, private_tile,
                                                        returned_in_the_fold,
                                                        stored_past_the_last_slot)
+from helpers.exercises.group_sum_opencl_code import code_mistake, every_item_adds_the_tile
 from helpers.exercises.group_sum_opencl_past_n import missed_past_n, unset_groups, unset_past_n
 from helpers.exercises.hidden import awkward
 from helpers.exercises.kernel import Launch
@@ -96,6 +96,7 @@ def _mistakes(n, run, reports):
         yield from _guard_on_the_local_id(n, kernel_code(run.kernel))
     yield from _int_tile(x, out.got, kernel_code(run.kernel))
     yield from _wrong_sums(x, out.got, kernel_code(run.kernel))
+    yield from every_item_adds_the_tile(kernel_code(run.kernel))
 
 
 def _store_adds(code):
@@ -356,7 +357,7 @@ EXERCISE = OpenCLExercise(
     stub="exercises/group_sum.cl", kernel="group_sum",
     signature="__global const float *x, __global float *partial, int n",
     cases=CASES, draw=_draw, where=_where, launch=_launch, mistakes=_mistakes, races=True,
-    race_hint=BARRIER_HINT, reports=_reports, text=global_fences, uninitialized=True, endless=_endless,
+    race_hint=BARRIER_HINT, reports=_reports, text=code_mistake, uninitialized=True, endless=_endless,
     crash_hint="the tile has GROUP elements: only work-items t < stride add tile[t + stride]",
     success=f"every work-group's sum is right ({len(CASES)} sizes, none a multiple of "
             f"{GROUP}), and nothing written past the sums")

@@ -1,7 +1,8 @@
-"""The OpenCL sum per work-group's wrong kernels that leave out, misplace or mistake its barriers,
-for tests/exercises/test_group_sum_opencl.py: BARRIERS, a part of its WRONG in its shape (name ->
-(replacements in the solution, words of the verdict's problem and of its hint, and what only
-Oclgrind names)), and the solution's pieces that the variants replace (LOAD, STEP, FOLD)."""
+"""The OpenCL sum per work-group's wrong kernels that leave out, misplace or mistake its barriers
+(BARRIERS), or whose mistake its code shows (READ_IN_THE_CODE), for
+tests/exercises/test_group_sum_opencl.py: parts of its WRONG in its shape (name -> (replacements
+in the solution, words of the verdict's problem and of its hint, and what only Oclgrind names)),
+and the solution's pieces that the variants replace (LOAD, STEP, FOLD)."""
 
 LOAD = "tile[t] = i < n ? x[i] : 0.0f;\n    barrier(CLK_LOCAL_MEM_FENCE);"
 STEP = "tile[t] += tile[t + stride];\n        barrier(CLK_LOCAL_MEM_FENCE);"
@@ -50,4 +51,30 @@ BARRIERS = {
                                     "\n        barrier", "\n            barrier") + "\n        }")],
                               "a barrier that not every work-item of a work-group reached",
                               "after the if, not inside it", "barrier"),
+}
+
+READ_IN_THE_CODE = {
+    # blind audit AR (was "PASS: every work-group's sum is right ..."): the fold replaced by a
+    # loop over the whole tile that every work-item runs, each adding all 128 elements and
+    # storing the same sum in partial[g]
+    "every_item_loops_over_the_tile": ([(FOLD, "    float s = 0.0f;\n"
+                                               "    for (int j = 0; j < GROUP; ++j)\n"
+                                               "        s += tile[j];\n"),
+                                        ("    if (t == 0)\n        partial[get_group_id(0)] = "
+                                         "tile[0];", "    partial[get_group_id(0)] = s;")],
+                                       ["every work-item adds the whole tile: the loop at line "
+                                        "20, for (int j = 0; j < GROUP; ++j), stands under no if",
+                                        "all 128 work-items of a group store the same sum "
+                                        "(line 22: partial[get_group_id(0)] = s;)"],
+                                       "if (t < stride) tile[t] += tile[t + stride]; "
+                                       "barrier(CLK_LOCAL_MEM_FENCE); } then if (t == 0) "
+                                       "partial[get_group_id(0)] = tile[0];", ""),
+    # blind audit AR (was "Oclgrind reported 192 accesses outside a buffer, ... at line 21 ...
+    # Hint: ... only work-items t < stride add tile[t + stride]", the test the code had): a
+    # semicolon right after the fold's if, so every work-item adds (a read past the tile, a race)
+    "semicolon_after_the_fold_s_if": ([("        if (t < stride)\n", "        if (t < stride);\n")],
+                                      ["the if at line 20, if (t < stride);, does nothing: its "
+                                       "body is a lone semicolon", "tile[t] += tile[t + stride]; "
+                                       "(line 21), runs in every work-item"],
+                                      "if (t < stride) tile[t] += tile[t + stride];", ""),
 }

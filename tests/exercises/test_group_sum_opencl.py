@@ -10,7 +10,7 @@ from contextlib import nullcontext
 import numpy as np
 import pytest
 
-from group_sum_opencl_variants import BARRIER, BARRIERS, FOLD, LOAD, STEP
+from group_sum_opencl_variants import BARRIER, BARRIERS, FOLD, LOAD, READ_IN_THE_CODE, STEP
 from kernel_sources import variant
 
 from helpers.ch12 import opencl
@@ -32,6 +32,7 @@ SOLUTION = (opencl.cl_src() / "solutions" / "group_sum.cl").read_text()
 # the time limit; a GPU cannot be stopped: not run there)
 WRONG = {
     **BARRIERS,
+    **READ_IN_THE_CODE,
     "no_load_guard": ([("i < n ? x[i] : 0.0f", "x[i]")],
                       "counts values past the end of x", "loads 0", ""),
     "every_work_item_adds": ([("        if (t < stride)\n            tile", "        tile")],
