@@ -8,6 +8,7 @@ import pytest
 
 from kernel_sources import (assert_refused_and_named, compile_variant_pairs, simulator_only, solution,
                             stable_file, variant)
+from sepia_variants import C_WAYS
 
 from helpers.exercises.sepia import check_sepia, check_sepia_kernel
 
@@ -37,6 +38,7 @@ def each_channel(old, new):
 
 # name: (replacements in the solution, a piece of the expected verdict)
 WRONG = {
+    **C_WAYS,
     "no_bounds_guard": ([(GUARD, "")], "Hint: no bounds guard"),
     # blind audit Q21 (was 'threads outside the image wrote past the end of out ... Hint: no
     # bounds guard, or only half of one: ...', though the guard was there, on threadIdx)
