@@ -282,7 +282,8 @@ def test_inline_right_kernel_passes(name, kernels, capsys):
 
 SIMULATOR_ONLY = {"index_scaled_by_3_twice": "writes up to twice the image's bytes past out: on a "
                   "GPU other arrays' memory (its output model is tested below, on a made-up "
-                  "output)"}
+                  "output)",
+                  "dangling_else_in_the_clamp": "stores a byte never set: on a GPU it may be right"}
 
 
 @pytest.mark.parametrize("name", simulator_only(WRONG, SIMULATOR_ONLY))
