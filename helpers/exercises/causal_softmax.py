@@ -20,6 +20,7 @@ from helpers.exercises.causal_softmax_models import (
     max_of_first_columns, max_of_magnitudes, softmax, sum_without_max, sunk,
     unwritten_parts, visible, write_without_max)
 from helpers.exercises.causal_softmax_half import flat_scores, sum_in_half
+from helpers.exercises.causal_softmax_lanes import sum_of_every_lane
 from helpers.exercises.causal_softmax_last import nothing_masked
 from helpers.exercises.causal_softmax_maxima import lanes_maxima
 from helpers.exercises.causal_softmax_rows import (lanes_alike, written_past_the_last_row,
@@ -107,6 +108,7 @@ def _sum_slips(x, got, kernels):
                "__shfl_down_sync", "use __shfl_xor_sync, which leaves it in every lane")
     yield from sum_shuffles_cut_short(x, got)
     yield from sum_stepped_by_one(x, got)
+    yield from sum_of_every_lane(x, got)
     yield from sum_before_the_max(x, got, kernels)
 
 

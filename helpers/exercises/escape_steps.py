@@ -19,11 +19,12 @@ import numpy as np
 from helpers.exercises import near, unset
 from helpers.exercises.common import Input, Output
 from helpers.exercises.escape import escape_counts, stopped_short, wrong_steps
+from helpers.exercises.escape_steps_loop import (loop_never_ran, size_tested_outside_the_loop,
+                                                test_set_once)
 from helpers.exercises.escape_steps_models import (STEP_HINT, STEPS, counted_once_more, counts,
-                                                  loop_never_ran, loop_without_braces,
-                                                  read_at_thread_index,
+                                                  loop_without_braces, read_at_thread_index,
                                                   size_cut_to_int, size_models, step_models,
-                                                  test_set_once, tested_every_second_step)
+                                                  tested_every_second_step)
 from helpers.exercises.hidden import awkward, pick
 from helpers.exercises.kernel import KernelExercise, Launch
 from helpers.exercises.microscope import (accesses_of, body_words, kernel_words, observe,
@@ -133,6 +134,7 @@ def _z_stood_still(kernels, got, want, max_iter):
                "before the loop: z_re = re; (with no float in front)")
     elif got == (max_iter, max_iter):
         yield from test_set_once(kernels, max_iter)
+        yield from size_tested_outside_the_loop(kernels, max_iter)
         yield (f"z never moved from 0: every point counts max_iter = {max_iter}, c = 3 and c = "
                "3i too: neither new part reached the z_re and z_im the loop tests",
                "update the variables declared before the loop, with no float in front: " +

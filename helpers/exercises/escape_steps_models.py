@@ -208,33 +208,6 @@ def loop_without_braces(kernels, got):
            "{ ... }, around the whole step and k++")
 
 
-def loop_never_ran(kernels, accesses):
-    """Every count 0 from a kernel with a while or for loop whose body reads c_re[...] or
-    c_im[...], where ``accesses`` (a trace of one point, or None) holds no read at the lines of
-    that body: the loop's test is false at the start (k = 0, z = 0), so the body never ran; the
-    escape test written for the loop's, |z|^2 > 4, is."""
-    from helpers.exercises.microscope import source_line
-
-    if (loop := _first_loop(kernels)) is None or accesses is None:
-        return
-    source, tokens, words, _, j, close, last = loop
-    if not any(words[m] in ("c_re", "c_im") and words[m + 1] == "[" for m in range(close, last)):
-        return
-    lines = range(source_line(source, tokens[close].start), source_line(source, tokens[last].start)
-                  + 1)
-    if np.isin(accesses["line"], lines).any():
-        return
-    head = words[j + 2:close]
-    if words[j] == "for" and head.count(";") == 2:
-        head = head[head.index(";") + 1:len(head) - head[::-1].index(";") - 1]
-    test = " ".join(head).replace(" [ ", "[").replace(" ]", "]")
-    yield (f"every count is 0: the test of the {words[j]} at line "
-           f"{source_line(source, tokens[j].start)}, {test}, is false at the start, where k = 0 "
-           "and z = 0 (|z|^2 = 0), so the loop never runs: a loop's test says when to go on, "
-           "not when to stop", "go on while |z|^2 <= 4 (the loop stops once |z|^2 > 4) and k < "
-           "max_iter: while (k < max_iter && z_re * z_re + z_im * z_im <= 4.0f)")
-
-
 def counted_once_more(kernels, got, want, max_iter, tolerance):
     """Every count one more than the steps taken, the points that never escape too (max_iter +
     1): the counter ends one above the steps; where a while loop's test steps it (the kernel's
@@ -280,52 +253,6 @@ def _stepped_in_the_test(kernels):
             name = words[m - 1] if words[m - 1].isidentifier() else words[m + 1]
             return source[tokens[j].start:tokens[close].end], name
     return None
-
-
-def test_set_once(kernels, max_iter):
-    """A loop whose test reads a name set before the loop from names the loop changes, and that
-    nothing in the loop sets again (float size2 = z_re * z_re + z_im * z_im; then while (k <
-    max_iter && size2 <= 4.0f)): the test reads a copy made once, which stays as it was while z
-    moves, so every point counts max_iter."""
-    from helpers.exercises.microscope import source_line
-    from helpers.exercises.unbraced import ASSIGNED
-
-    if (loop := _first_loop(kernels)) is None:
-        return
-    source, tokens, words, body, j, close, last = loop
-    changed = {words[m + d] for m in range(j + 2, last) for d in (-1, 1)
-               if words[m] in ("++", "--") or (words[m] in ASSIGNED and d < 0)}
-    for name in dict.fromkeys(w for w in words[j + 2:close] if w.isidentifier()):
-        sets = [m for m in range(body + 1, j) if words[m:m + 2] == [name, "="]]
-        if name in changed or not sets:
-            continue
-        stop = words.index(";", sets[-1])
-        if changed & set(words[sets[-1] + 2:stop]):
-            said = source[tokens[sets[-1]].start:tokens[stop].end]
-            yield (f"every point counts max_iter = {max_iter}: the loop's test reads {name}, set "
-                   f"once before the loop at line {source_line(source, tokens[sets[-1]].start)}"
-                   f" ({said}), and nothing in the loop sets it again: z moves each step, but "
-                   f"{name} keeps the value it had before the first, so the test never fails",
-                   "test |z|^2 as z is now, in the loop's test itself: while (k < max_iter && "
-                   f"z_re * z_re + z_im * z_im <= 4.0f) (or set {name} again after each step)")
-            return
-
-
-def _first_loop(kernels):
-    """(source, tokens, words, the index of the kernel body's "{", and of its first loop's for or
-    while, that loop's head's ")" and its body's last word); None where there is none or the text
-    cannot be read."""
-    from helpers.exercises.barrier_if import loops_in
-    from helpers.exercises.microscope import kernel_words
-    from helpers.sim.compile.kernel_text import Unreadable
-
-    if (text := kernel_words(kernels)) is None:
-        return None
-    source, tokens, words, body, end = text
-    try:
-        return (source, tokens, words, body, *loops_in(tokens, words, body, end)[0])
-    except (IndexError, Unreadable, ValueError):
-        return None
 
 
 def size_cut_to_int(kernels, got, model, max_iter, tolerance):

@@ -29,6 +29,7 @@ from helpers.exercises.sepia_guard import read_before_the_guard
 from helpers.exercises.sepia_models import (CHANNEL_NAMES, JUNK, SEPIA, _differs, _larger_kept,
                                             clamped_low, copied_channel, integer_weights,
                                             mixed_up, near, one_channel, reference)
+from helpers.exercises.sepia_unset import read_unset
 
 CASES = [Grid(37, 53, (16, 16)), Grid(71, 45, (32, 8))]  # odd sides, wide and tall, two blocks
 
@@ -160,6 +161,7 @@ def _mistakes(case, run):
     yield from written_mistakes(run.out, case, WORDS, WILD_HINT, WILD_HINT)
     yield from _signed(run.model, run.out.got)
     yield from _half_outside(run.model, run.out.got, run.kernel)
+    yield from read_unset(run.kernel, run.model, run.out.got)
     yield from _wrong_values(run.model, run.out.got)
     yield from _read_before_the_guard(case, run.kernel)
 

@@ -124,11 +124,28 @@ def _other_weights(rgb, got, layout_hint):
         return
     for c, (row, want) in enumerate(zip(weights, SEPIA)):
         if not np.allclose(row, want, atol=0.005):
-            yield (f"the {CHANNEL_NAMES[c]} output is {row[0]:.3f} r + {row[1]:.3f} g + "
-                   f"{row[2]:.3f} b, where the matrix has {want[0]} r + {want[1]} g + "
-                   f"{want[2]} b", "each output channel comes from the input's r, g and b: "
-                   + layout_hint)
+            said = (f"the {CHANNEL_NAMES[c]} output is {row[0]:.3f} r + {row[1]:.3f} g + "
+                    f"{row[2]:.3f} b, where the matrix has {want[0]} r + {want[1]} g + "
+                    f"{want[2]} b")
+            yield from _weights_cut_to_0(c, row, said)
+            yield said, "each output channel comes from the input's r, g and b: " + layout_hint
             return
+
+
+def _weights_cut_to_0(c, row, said):
+    """Channel c's fitted weights ``row`` each the matrix's or 0, some 0: weights below 1 made
+    ints, as a fraction of ints gives them (393 / 1000 is an integer division, 0)."""
+    zero = np.isclose(row, 0, atol=0.005)
+    if not zero.any() or not (zero | np.isclose(row, SEPIA[c], atol=0.005)).all():
+        return
+    parts = [v for v, z in zip("rgb", zero) if z]
+    which = ", ".join(parts[:-1]) + (" and " if len(parts) > 1 else "") + parts[-1]
+    k = int(np.argmax(zero))
+    yield (f"{said}: its weights of {which} came out 0, as ints: {round(SEPIA[c, k] * 1000)} / "
+           "1000 divides an int by an int, which drops the fraction and gives 0 (so does an int "
+           f"weight, int w = {SEPIA[c, k]}f)", "write each weight as a float, with a point and "
+           f"an f: {'rgb'[c]}2 = " + " + ".join(f"{w}f * {v}" for w, v in zip(SEPIA[c], "rgb"))
+           + f" ({round(SEPIA[c, k] * 1000)}.0f / 1000 would divide in float too)")
 
 
 def _differs(got, want, exact, boundary=0.5):

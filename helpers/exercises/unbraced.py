@@ -1,6 +1,7 @@
 """A while or for loop with no braces, the statements after its one statement indented as that
 one (Python's way of writing a loop's body): C takes the first statement alone for the body, and
-the rest runs once, after the loop. Read from the kernel's words (its simulated twin's source)."""
+the rest runs once, after the loop; and an else indented for an outer if, which C pairs with the
+nearest. Read from the kernel's words (its simulated twin's source)."""
 
 from __future__ import annotations
 
@@ -62,3 +63,42 @@ def _indented_after(words, start, end, column, column_of):
         found.append(k)
         k = words.index(";", k) + 1
     return found
+
+
+Dangling = namedtuple("Dangling", "outer outer_line inner inner_line else_line")
+"""outer, inner: the conditions' text, "(r2 <= 255.0f)", of an if with no braces and of the if
+that is its one statement; else_line: the line of the else that C pairs with the inner if."""
+
+
+def dangling_else(kernels):
+    """The kernel's first else that C pairs with the nearest if, an if with no braces that is the
+    one statement of another, where its indentation shows it meant the outer if (it stands at the
+    outer if's column); None where there is none or the text cannot be read."""
+    from helpers.exercises.microscope import kernel_words, source_line
+    from helpers.sim.compile.kernel_text import Unreadable, closing
+
+    if (text := kernel_words(kernels)) is None:
+        return None
+    source, tokens, words, body, end = text
+
+    def column(j):
+        return tokens[j].start - source.rfind("\n", 0, tokens[j].start)
+
+    def line(j):
+        return source_line(source, tokens[j].start)
+
+    for j in (j for j in range(body + 1, end - 1) if words[j:j + 2] == ["if", "("]):
+        try:
+            close = closing(tokens, j + 1)
+            if words[close + 1:close + 3] != ["if", "("]:
+                continue
+            inner = closing(tokens, close + 2)
+            last = closing(tokens, inner + 1) if words[inner + 1] == "{" else \
+                words.index(";", inner + 1)
+        except (Unreadable, ValueError):
+            return None
+        if words[last + 1] == "else" and column(last + 1) == column(j) != column(close + 1):
+            return Dangling(source[tokens[j + 1].start:tokens[close].end], line(j),
+                            source[tokens[close + 2].start:tokens[inner].end], line(close + 1),
+                            line(last + 1))
+    return None

@@ -7,6 +7,7 @@ import re
 
 import pytest
 
+from causal_softmax_variants import SUM_STEPS
 from kernel_sources import (assert_mistake_named, compile_variant_pairs, simulator_only, solution,
                             variant)
 
@@ -320,16 +321,7 @@ WRONG = [
                       "sum += __expf(__half2float(in[c])) - m;")),
      ["the sum subtracted the max after the exponential", "exp(x) - m",
       "sum += __expf(__half2float(in[c]) - m)"]),
-    # blind audit TWA-causal_softmax-1: the sum's loop stepped by c++, not c += 32 (was 'the rows
-    # do not add up to 1: the sum of exp(x - m) is not the whole row's ... Hint: each lane adds
-    # its columns' exp(x - m), then sum = warp_sum(sum) for all 32', silent on the step)
-    ("sum_stepped_by_one",
-     variant(KERNEL, ("    for (int c = lane; c <= last; c += 32)\n        sum +=",
-                      "    for (int c = lane; c <= last; c++)\n        sum +=")),
-     ["the sum's loop steps by c++", "lane l added every column from l to last",
-      "column c was counted min(c + 1, 32) times", "row 12 adds up to",
-      "Hint: step the sum's loop by the warp's 32 lanes, as the max's: for (int c = lane; "
-      "c <= last; c += 32)"]),
+    *SUM_STEPS,
 ]
 
 # Right, though not as the solution does it: the warp's max with __shfl_down_sync, then lane 0's

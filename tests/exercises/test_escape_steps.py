@@ -219,6 +219,13 @@ WRONG = {
                                         "    while (k < max_iter && size2 <= 4.0f) {")],
                                       "every point counts max_iter = 100: the loop's test reads "
                                       "size2, set once before the loop at line "),
+    # blind audit AR (was 'z never moved from 0 ... Hint: update the variables declared before the
+    # loop'): |z|^2 tested once, in an if before the loop, and the loop's test reads k alone
+    "size_tested_once_before_the_loop": ([("    while (k < max_iter && z_re * z_re + z_im * z_im <= "
+                                           "4.0f) {", "    if (z_re * z_re + z_im * z_im <= 4.0f)\n"
+                                           "    for (; k < max_iter; k++) {"),
+                                          ("        z_re = re;\n        k++;\n", "        z_re = re;\n")],
+                                         "every point counts max_iter = 100: the for's test at line "),
     # blind audit P12: the loop's test reads c, which the loop never moves (was '80.1% of the
     # counts differ from NumPy's ...' with the step for hint)
     "test_reads_c": ([("z_re * z_re + z_im * z_im <= 4.0f", "c_re[i] * c_re[i] + c_im[i] * c_im[i] <= 4.0f")],
@@ -295,7 +302,9 @@ SIMULATOR_ONLY = {"size_with_minus": "on a GPU nvcc may fuse the other product o
 
 
 # the words the hint must contain, where the problem's alone would not show it fixes the mistake
-HINTS = {"k_declared_again_in_the_for": "don't declare k again, so that the loop counts in the k "
+HINTS = {"size_tested_once_before_the_loop": "in the loop's own test: while (k < max_iter && z_re * "
+                                             "z_re + z_im * z_im <= 4.0f)",
+         "k_declared_again_in_the_for": "don't declare k again, so that the loop counts in the k "
                                         "the store reads: for (; k < max_iter && ...; k++)",
          "re_step_mixed": "re = z_re*z_re - z_im*z_im + c_re[i]",
          "point_by_threadidx": "read the thread's own point: c_re[i] and c_im[i]",

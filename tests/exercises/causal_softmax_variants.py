@@ -1,0 +1,29 @@
+"""The causal_softmax variants for tests/exercises/test_causal_softmax.py whose sum's loop is
+stepped wrongly: by c++ from the lane, or over the whole row in every lane (name, the solution
+with the mistake in it, the words that the NOT YET line must contain), as its WRONG list holds."""
+
+from kernel_sources import solution, variant
+
+KERNEL = solution("causal_softmax.cu")
+
+SUM_STEPS = [
+    # blind audit TWA-causal_softmax-1: the sum's loop stepped by c++, not c += 32 (was 'the rows
+    # do not add up to 1: the sum of exp(x - m) is not the whole row's ... Hint: each lane adds
+    # its columns' exp(x - m), then sum = warp_sum(sum) for all 32', silent on the step)
+    ("sum_stepped_by_one",
+     variant(KERNEL, ("    for (int c = lane; c <= last; c += 32)\n        sum +=",
+                      "    for (int c = lane; c <= last; c++)\n        sum +=")),
+     ["the sum's loop steps by c++", "lane l added every column from l to last",
+      "column c was counted min(c + 1, 32) times", "row 12 adds up to",
+      "Hint: step the sum's loop by the warp's 32 lanes, as the max's: for (int c = lane; "
+      "c <= last; c += 32)"]),
+    # blind audit AR (was the same 'the rows do not add up to 1 ...'): every lane adds the whole
+    # row, c from 0 in steps of 1, and warp_sum then adds the 32 copies
+    ("every_lane_sums_the_row",
+     variant(KERNEL, ("    for (int c = lane; c <= last; c += 32)\n        sum +=",
+                      "    for (int c = 0; c <= last; c++)\n        sum +=")),
+     ["every row adds up to 1/32, not 1 (row 12: 0.03", "the sum is 32 times the row's",
+      "every lane added the whole row's exp(x - m)", "warp_sum then added the 32 lanes' copies",
+      "Hint: each lane adds only its own columns, then warp_sum adds the 32 parts: for (int c = "
+      "lane; c <= last; c += 32)"]),
+]
