@@ -17,7 +17,7 @@ from __future__ import annotations
 import numpy as np
 
 from helpers.exercises.common import Input, Output
-from helpers.exercises.depth_range_models import (STORED_BACK_HINT, assigned_zero, block_0_only,
+from helpers.exercises.depth_range_models import (STORED_BACK_HINT, block_0_only,
                                                   block_lost_with_thread_0, cut_to_a_byte, end_plus_1, first_threads_only,
                                                   guard_lets_n_through, holes_only,
                                                   one_atomic_a_depth, pointer_tested, rescaled,
@@ -196,7 +196,6 @@ def _mistakes(case, run):
     if [near, far] == [0, 0]:
         no_holes = _launch(dict(n=300, block=64, holes=False))
         yield from holes_only(run.kernel, no_holes)
-        yield from assigned_zero(run.kernel, no_holes)
     if near == 0 and far == want[1]:
         yield from pointer_tested(run.kernel)
     if near == 0:

@@ -107,17 +107,6 @@ def result_stored_back(kernels, launch, got):
                "back, the value range held before the atomic, undoing it", STORED_BACK_HINT)
 
 
-def assigned_zero(kernels, launch):
-    """if (d = 0) return;, an assignment: range came out {0, 0}, and {0, 0} again on the
-    simulator for the same image with a depth where its holes were (``launch``): every pixel's d
-    became 0, holes or not. (A racing plain store, as the stub's, leaves a hole's 0 in range[0]
-    on a GPU in some runs; the image without holes tells the two apart.)"""
-    seen = observe(kernels, launch, key="no holes", racecheck=False)
-    if seen.error is None and seen.outs[0].got.tolist() == [0, 0]:
-        yield ("every depth became 0: range came out {0, 0}, even for an image with no holes: "
-               "if (d = 0) assigns 0 to d", "compare with ==: if (d == 0) return;")
-
-
 def one_atomic_a_depth(run, launch, want):
     """Each measured depth sent to one atomic alone, as an if/else does (if (d < range[0])
     atomicMin(...); else atomicMax(...)): on the simulator (``launch``, a small image, traced)

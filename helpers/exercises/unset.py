@@ -4,7 +4,9 @@ the runner (``helpers.exercises.kernel``) turns its PASS into this NOT YET. And 
 kernel with an ``if`` whose body is a lone semicolon (g++'s -Wempty-body), or with a function
 named without its parentheses (``__syncthreads;``, g++'s -Waddress), with two comparisons written
 as one (``0 <= i < n``, g++'s -Wparentheses), or with a ``!`` that applies to a comparison's left
-side only (``!x < width``, g++'s -Wlogical-not-parentheses): that mistake first.
+side only (``!x < width``, g++'s -Wlogical-not-parentheses), with an ``=`` tested where ``==``
+belongs (``if (lane = 0)``), or with an operator C binds tighter than the learner read it (``a <<
+8 + b``; both g++'s -Wparentheses): that mistake first.
 
 On a GPU such a variable holds whatever its register held last, with no error; on the simulator
 it holds a pattern (0xFE bytes), which for a ``bool`` is false: a vote that a lane past n casts
@@ -17,9 +19,16 @@ alone has none; an exercise that looks at the simulator's twin (``Kernels``) has
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 
 from helpers.exercises.verdict import Verdict, not_yet
+
+ASSIGNMENT = re.compile(r"(?:\(|&&|\|\||;)\s*(?P<name>[A-Za-z_]\w*(?:\[[^\]]*\])?)\s*=(?!=)"
+                        r"(?P<value>[^;()&|=]+)(?=\)|&&|\|\||;)")
+"""An assignment where a condition stands: ``(d = 0)``, ``&& k = n)``, ``; j = 0;``."""
+COMPARED = ("chained comparison", "logical not")
+"""The kinds an exercise's ``compared`` may have words of its own for."""
 
 Words = Callable[[object], "tuple[str, str] | None"]
 """An exercise's ``(problem, hint)`` for a record (a ``CompilerWarning``), or None for the
@@ -46,11 +55,14 @@ def checked(kernel, verdict: Verdict, words: Words | None = None, compared=None)
     empty = reads(kernel, "empty body")
     if empty:
         return not_yet(*empty_body(empty[0]))
+    def assignment(record):
+        return assigned(record, line_text(kernel, record))
+
     for kind, words_of in (("not called", not_called), ("chained comparison", chained),
-                           ("logical not", not_on_the_left)):
+                           ("logical not", not_on_the_left), ("assignment as condition", assignment),
+                           ("operator precedence", precedence)):
         found = reads(kernel, kind)
-        own = compared(kernel, found[0]) if found and compared and kind != "not called" \
-            else None
+        own = compared(kernel, found[0]) if found and compared and kind in COMPARED else None
         if found:
             return not_yet(*(own or words_of(found[0])))
     found = reads(kernel)
@@ -58,6 +70,16 @@ def checked(kernel, verdict: Verdict, words: Words | None = None, compared=None)
         return verdict
     own = next(filter(None, map(words, found)), None) if words else None
     return not_yet(*(own or general(found[0])))
+
+
+def line_text(kernel, record) -> str | None:
+    """The text of the learner's line ``record`` names, from the source the simulator compiled
+    ``kernel`` from (its twin's, or its own); None where there is none."""
+    from helpers.sim.compile.source import numbered_lines
+
+    source = getattr(getattr(kernel, "simulated", kernel), "source", None)
+    return next((text for file, line, text in numbered_lines(source or "")
+                 if (file, line) == (record.file, record.line)), None)
 
 
 def general(record) -> tuple[str, str]:
@@ -115,3 +137,42 @@ def not_on_the_left(record) -> tuple[str, str]:
             "write the opposite comparison instead of the !: not x < width is x >= width, so "
             "the spare threads outside the image return with if (x >= width || y >= height) "
             "return;")
+
+
+def assigned(record, text=None) -> tuple[str, str]:
+    """``(problem, hint)`` for an ``=`` tested as a condition at ``record.line`` (``if (lane =
+    0)``): it stores the value, and tests what it stored, the same for every thread. ``text``:
+    the learner's line, whose assignment the words quote where they find it."""
+    found = ASSIGNMENT.search(text or "")
+    if found is None:
+        return (f"the condition at line {record.line} assigns with = where it should compare with "
+                "==: if (lane = 0) stores 0 in lane and then tests that 0, so it is false for "
+                "every thread (and if (j = 1) is true for every one), and the variable has lost "
+                "its value",
+                "compare with ==, which leaves the variable as it is: if (lane == 0) (= stores a "
+                "value, == compares two)")
+    name, value = found.group("name"), found.group("value").strip()
+    outcome = {"0": "false for every thread"}.get(value, "true for every thread" if
+                                                  value.isdigit() else f"true wherever {value} is not 0")
+    return (f"the condition at line {record.line}, {name} = {value}, assigns with = where it should "
+            f"compare with ==: it stores {value} in {name} and then tests that value, {outcome}, "
+            f"and {name} has lost its own value",
+            f"compare with ==, which leaves {name} as it is: {name} == {value} (= stores a value, "
+            "== compares two)")
+
+
+def precedence(record) -> tuple[str, str]:
+    """``(problem, hint)`` for an operator ``record.name`` at ``record.line`` whose operand C
+    reads as the whole ``record.inside`` (``a << 8 + b`` is ``a << (8 + b)``)."""
+    op, inside = record.name, record.inside
+    if inside in ("comparison", "arithmetic"):
+        tighter, example = ("==", f"x {op} mask == 0") if inside == "comparison" else \
+            ("+", f"x {op} y + 1")
+        right = f"x {op} (mask == 0)" if inside == "comparison" else f"x {op} (y + 1)"
+        fixed = f"(x {op} mask) == 0" if inside == "comparison" else f"(x {op} y) + 1"
+    else:
+        tighter, example = inside, f"x {op} 8 {inside} y"
+        right, fixed = f"x {op} (8 {inside} y)", f"(x {op} 8) {inside} y"
+    return (f"C reads the {op} at line {record.line} after the {tighter}: {tighter} binds tighter "
+            f"than {op}, so {example} is {right}",
+            f"put parentheses around what comes first: {fixed}")

@@ -343,11 +343,17 @@ WRONG = [
     ("merge_while_offset_at_least_0", variant(KERNEL, ("offset > 0; offset /= 2", "offset >= 0; offset /= 2")),
      ["the merge's loop never ends: the kernel did not finish even on a row of 0 columns",
       "(> 0, not >= 0)"]),
+    # blind audit AR (was 'some rows' pair was never written'): lane 0's test assigns lane = 0
+    ("lane_test_assigns", variant(KERNEL, ("if (lane == 0) {", "if (lane = 0) {")),
+     [", lane = 0, assigns with = where it should compare with ==", "false for every thread",
+      "Hint: compare with ==, which leaves lane as it is: lane == 0"]),
 ]
 SIMULATOR_ONLY = {**dict.fromkeys(("row_from_the_lane", "merge_inside_the_column_loop",
                                    "lane_without_a_column_returns"),
                                   "a warp function called with lanes missing is undefined on a GPU"),
-                  "merge_while_offset_at_least_0": "an endless loop hangs a GPU"}
+                  "merge_while_offset_at_least_0": "an endless loop hangs a GPU",
+                  "lane_test_assigns": "the compiler's records are the simulator's: the checker "
+                                       "compiles no simulator twin on a GPU"}
 
 # Right, though not as the solution does it: the classic update, which rescales only when the
 # max grows (one exp a number instead of two)...

@@ -8,7 +8,7 @@ import pytest
 
 from kernel_sources import compile_variant_pairs, simulator_only, solution, variant
 
-from helpers.exercises import scale_vector, unset
+from helpers.exercises import histogram_rgb, scale_vector, unset
 from helpers.exercises.verdict import not_yet, passed
 from helpers.sim.compile.warned import CompilerWarning
 
@@ -111,3 +111,49 @@ def test_python_comparisons_are_named_first_whatever_the_cases_said():
     assert verdict.problem.startswith("the ! at line 12 applies to the left side of the "
                                       "comparison only: C reads !x < width as (!x) < width"), verdict
     assert verdict.hint.endswith("if (x >= width || y >= height) return;"), verdict
+
+
+def test_an_assignment_and_an_operator_read_in_another_order_are_named_first():
+    """``if (lane = 0)`` and ``a << 8 + b``: what C makes of each, from the records' fields."""
+    assigned = CompilerWarning("assignment as condition", "=", "kernel.cu", 7, None, None, True,
+                               ("k",))
+    verdict = unset.checked(Twin(assigned), passed("all right"))
+    assert verdict.problem.startswith("the condition at line 7 assigns with = where it should "
+                                      "compare with ==: if (lane = 0) stores 0 in lane"), verdict
+    assert verdict.hint.startswith("compare with ==, which leaves the variable as it is"), verdict
+    shift = CompilerWarning("operator precedence", "<<", "kernel.cu", 9, None, None, True, ("k",),
+                            "+")
+    verdict = unset.checked(Twin(shift), not_yet("wrong", "fix it"))
+    assert verdict.problem == ("C reads the << at line 9 after the +: + binds tighter than <<, so "
+                               "x << 8 + y is x << (8 + y)"), verdict
+    assert verdict.hint == "put parentheses around what comes first: (x << 8) + y", verdict
+    masked = shift._replace(name="&", inside="comparison")
+    verdict = unset.checked(Twin(masked), not_yet("wrong", "fix it"))
+    assert verdict.problem.endswith("== binds tighter than &, so x & mask == 0 is x & (mask == "
+                                    "0)"), verdict
+    assert verdict.hint.endswith("(x & mask) == 0"), verdict
+    # the learner's assignment quoted from the line the record names
+    twin = Twin(assigned)
+    twin.source = "#line 1 \"kernel.cu\"\n" + "\n" * 6 + "    if (k = max_iter) break;\n"
+    verdict = unset.checked(twin, passed("all right"))
+    assert verdict.problem == ("the condition at line 7, k = max_iter, assigns with = where it "
+                               "should compare with ==: it stores max_iter in k and then tests "
+                               "that value, true wherever max_iter is not 0, and k has lost its "
+                               "own value"), verdict
+    assert verdict.hint.startswith("compare with ==, which leaves k as it is: k == max_iter")
+    # an exercise's own words for comparisons are not asked for these
+    own = unset.checked(Twin(assigned), not_yet("wrong", "fix it"),
+                        compared=lambda kernel, r: ("mine", "fix"))
+    assert own.problem.startswith("the condition at line 7 assigns"), own
+
+
+def test_an_offset_shifted_without_parentheses_is_named_in_an_exercise_s_words_for_none():
+    """Blind audit AR (was a shift by 241, with a hint on the bin loops): histogram_rgb's channel
+    offset written as a shift, (j % CHANNELS) << 8 + rgb[j], whose count C reads as 8 + rgb[j]."""
+    kernel = solution("histogram_rgb.cu")
+    shifted = variant(kernel, ("(j % CHANNELS) * LEVELS + rgb[j]", "(j % CHANNELS) << 8 + rgb[j]"))
+    pair = compile_variant_pairs("histogram_rgb", {"shifted": shifted})["shifted"]
+    verdict = histogram_rgb.check_histogram_rgb_kernel(*pair)
+    assert verdict.problem.endswith("after the +: + binds tighter than <<, so x << 8 + y is x << "
+                                    "(8 + y)"), verdict
+    assert verdict.hint == "put parentheses around what comes first: (x << 8) + y", verdict

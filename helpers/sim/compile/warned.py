@@ -1,14 +1,17 @@
 """What g++ warned about the learner's code, as facts: read from its output, kept in the library
 the compile made (so that a module found in the cache has them too), read back when it loads.
 
-Five kinds: "uninitialised", a local variable read before anything was stored in it, where g++
+Seven kinds: "uninitialised", a local variable read before anything was stored in it, where g++
 can tell (-Wuninitialized: on every path; -Wmaybe-uninitialized: on some); "empty body", an
 ``if``, ``else`` or loop whose body is a lone semicolon (-Wempty-body: ``if (i < n);``); and
 "not called", a function named as a statement without its parentheses (-Waddress:
 ``__syncthreads;``, which calls nothing); "chained comparison", two comparisons written as one
 (-Wparentheses: ``if (0 <= i < n)``, which C reads as ``(0 <= i) < n``); and "logical not", a ``!``
 that applies to the left side of a comparison only (-Wlogical-not-parentheses: ``!x < width``,
-which C reads as ``(!x) < width``). Such a read inside
+which C reads as ``(!x) < width``); "assignment as condition", an ``=`` where ``==`` belongs
+(-Wparentheses: ``if (lane = 0)``, which stores 0 in lane and is false); and "operator
+precedence", an operator that binds tighter than the learner read it (-Wparentheses: ``a << 8 +
+b``, which C reads as ``a << (8 + b)``). Such a read inside
 one of the prelude's macros (``__ballot_sync(0xffffffff, above)``) is placed by g++ in the
 prelude's header, with only its note ("'above' was declared here") in the learner's file: the
 record names the learner's line of that note, and the macro that read it.
@@ -27,7 +30,7 @@ from typing import NamedTuple
 
 from .source import INCLUDE_DIR, in_prelude
 
-VERSION = "6"
+VERSION = "7"
 """How the records are read from g++'s output: a part of a cached library's name (builder.py), so
 that a library whose records were read otherwise is built again."""
 SYMBOL = "sim_compiler_warnings"
@@ -37,8 +40,10 @@ SYMBOL = "sim_compiler_warnings"
 class CompilerWarning(NamedTuple):
     """One warning about the learner's code. ``kind``: "uninitialised" (the fields below are
     its; "empty body" and "not called" give the statement or function as ``name``, its ``file``
-    and ``line``, and ``functions``; "chained comparison" and "logical not" the operator, "<" or
-    "!", as ``name``); ``name``: the variable as g++ names it; ``file`` and
+    and ``line``, and ``functions``; "chained comparison", "logical not" and "assignment as
+    condition" the operator, "<", "!" or "=", as ``name``; "operator precedence" the operator
+    read last, "<<" in ``a << 8 + b``, as ``name`` and the one C binds tighter, "+", or
+    "comparison" or "arithmetic", as ``inside``); ``name``: the variable as g++ names it; ``file`` and
     ``line``: the learner's line the warning is about (the read's where g++ places it in the
     file that declares the variable, else the declaration's); ``declared``: the line of the
     variable's declaration (None where g++ gave none); ``reader``: what read it in another file,
@@ -55,6 +60,7 @@ class CompilerWarning(NamedTuple):
     reader: str | None
     certain: bool
     functions: tuple
+    inside: str | None = None
 
 
 _QUOTED = r"[‘'](?P<{}>[^’']*)[’']"
@@ -77,6 +83,12 @@ _CHAINED = re.compile(r"^(?P<file>[^:\n]+):(?P<line>\d+):(?:\d+:)? warning: comp
 _NOT_ON_THE_LEFT = re.compile(r"^(?P<file>[^:\n]+):(?P<line>\d+):(?:\d+:)? warning: logical not is only "
                               r"applied to the left hand side of (?:this )?comparison "
                               r"\[-Wlogical-not-parentheses\]$")
+_ASSIGNED = re.compile(r"^(?P<file>[^:\n]+):(?P<line>\d+):(?:\d+:)? warning: (?:suggest parentheses around "
+                       r"assignment used as truth value|using the result of an assignment as a "
+                       r"condition without parentheses) \[-Wparentheses\]$")
+_PRECEDENCE = re.compile(r"^(?P<file>[^:\n]+):(?P<line>\d+):(?:\d+:)? warning: suggest parentheses around "
+                         r"[‘']?(?P<inside>[^’' ]+)[’']? (?:inside|in operand of) [‘'](?P<name>[^’']+)[’'] "
+                         r"\[-Wparentheses\]$")
 
 
 def _function(signature):
@@ -162,23 +174,40 @@ def nots_on_the_left(stderr):
     return _about_a_line(stderr, _NOT_ON_THE_LEFT, "logical not", "!")
 
 
+def assignments_as_conditions(stderr):
+    """The records (CompilerWarning, kind "assignment as condition", ``name`` "=") of g++'s
+    -Wparentheses warnings about an assignment tested as a condition (``if (lane = 0)``) in the
+    learner's file, in g++'s order."""
+    return _about_a_line(stderr, _ASSIGNED, "assignment as condition", "=")
+
+
+def precedences(stderr):
+    """The records (CompilerWarning, kind "operator precedence", ``name`` the operator C applies
+    last, ``inside`` the one it binds tighter) of g++'s -Wparentheses warnings about an
+    expression such as ``a << 8 + b`` (``a << (8 + b)``) or ``x & m == 0`` (``x & (m == 0)``) in
+    the learner's file, in g++'s order."""
+    return _about_a_line(stderr, _PRECEDENCE, "operator precedence")
+
+
 def of_output(stderr):
     """Every record of g++'s output ``stderr``, of each kind in turn."""
     return (uninitialised(stderr) + empty_bodies(stderr) + not_called(stderr)
-            + chained_comparisons(stderr) + nots_on_the_left(stderr))
+            + chained_comparisons(stderr) + nots_on_the_left(stderr)
+            + assignments_as_conditions(stderr) + precedences(stderr))
 
 
 def _about_a_line(stderr, warning, kind, name=None):
     """The records of ``kind`` of each of g++'s lines that match ``warning`` (its groups: file,
-    line, and name unless ``name`` is given) in the learner's file, with the function g++ named
-    before it."""
+    line, and name unless ``name`` is given; inside where it has one) in the learner's file, with
+    the function g++ named before it."""
     context, found = [], []
     for text in stderr.splitlines():
         if m := _CONTEXT.match(text):
             context = [_function(m.group("sig"))]
         elif (m := warning.match(text)) and not in_prelude(m.group("file")):
             found.append(CompilerWarning(kind, name or m.group("name"), m.group("file"),
-                                         int(m.group("line")), None, None, True, tuple(context)))
+                                         int(m.group("line")), None, None, True, tuple(context),
+                                         m.groupdict().get("inside")))
     return tuple(found)
 
 

@@ -187,6 +187,49 @@ def test_a_barrier_without_its_parentheses_compiles_as_with_nvcc_and_is_recorded
 
 
 
+def test_an_assignment_tested_as_a_condition_is_a_record_of_its_own():
+    said = ("kernel.cu: In function ‘void k(int*, int)’:\n"
+            "kernel.cu:5:11: warning: suggest parentheses around assignment used as truth value "
+            "[-Wparentheses]\n"
+            "kernel.cu:7:12: warning: using the result of an assignment as a condition without "
+            "parentheses [-Wparentheses]\n"
+            f"{INCLUDE_DIR}/sim_warp.h:9:3: warning: suggest parentheses around assignment used "
+            "as truth value [-Wparentheses]\n")
+    assert warned.assignments_as_conditions(said) == tuple(warned.CompilerWarning(
+        "assignment as condition", "=", "kernel.cu", line, None, None, True, ("k",))
+        for line in (5, 7))
+
+
+def test_an_operator_read_in_another_order_is_a_record_with_both_operators():
+    """``a << 8 + b`` is ``a << (8 + b)``: the operator C applies last as ``name``, the one it
+    binds tighter (or g++'s "comparison", "arithmetic") as ``inside``; ``&&`` within ``||``,
+    the usual reading, is none."""
+    said = ("kernel.cu: In function ‘void k(int*, int)’:\n"
+            "kernel.cu:4:20: warning: suggest parentheses around ‘+’ inside ‘<<’ [-Wparentheses]\n"
+            "kernel.cu:6:19: warning: suggest parentheses around comparison in operand of ‘&’ "
+            "[-Wparentheses]\n"
+            "kernel.cu:8:9: warning: suggest parentheses around ‘&&’ within ‘||’ [-Wparentheses]\n")
+    assert warned.precedences(said) == (
+        warned.CompilerWarning("operator precedence", "<<", "kernel.cu", 4, None, None, True,
+                               ("k",), "+"),
+        warned.CompilerWarning("operator precedence", "&", "kernel.cu", 6, None, None, True,
+                               ("k",), "comparison"))
+
+
+def test_the_records_of_both_kinds_are_read_from_a_compiled_kernel(tmp_path):
+    if not toolchain.is_gcc(toolchain.find_compiler()):
+        pytest.skip("-Wparentheses's words are GCC's")
+    source = ("__global__ void k(int *h, const int *x) {\n"
+              "    int j = threadIdx.x;\n"
+              "    h[j] = x[j] << 8 + j;\n"
+              "    if (j = 1) h[0] = 2;\n"
+              "}\n")
+    with pytest.warns(UserWarning, match="assignment used as truth value"):
+        module = SourceModule(source, cache_dir=str(tmp_path))
+    assert [(r.kind, r.line, r.name, r.inside) for r in module.get_function("k").compiler_warnings] \
+        == [("assignment as condition", 4, "=", None), ("operator precedence", 3, "<<", "+")]
+
+
 def test_two_comparisons_written_as_one_are_a_record_of_their_own():
     said = ("kernel.cu: In function ‘void k(const float*, float*, int)’:\n"
             "kernel.cu:3:11: warning: comparisons like ‘X<=Y<=Z’ do not have their mathematical "
