@@ -352,8 +352,7 @@ SIMULATOR_ONLY = {**dict.fromkeys(("row_from_the_lane", "merge_inside_the_column
                                    "lane_without_a_column_returns"),
                                   "a warp function called with lanes missing is undefined on a GPU"),
                   "merge_while_offset_at_least_0": "an endless loop hangs a GPU",
-                  "lane_test_assigns": "the compiler's records are the simulator's: the checker "
-                                       "compiles no simulator twin on a GPU"}
+                  "lane_test_assigns": "the compiler's records are the simulator's, no twin's on a GPU"}
 
 # Right, though not as the solution does it: the classic update, which rescales only when the
 # max grows (one exp a number instead of two)...
