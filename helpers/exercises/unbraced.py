@@ -17,22 +17,33 @@ ASSIGNED = ("=", "+=", "-=", "*=", "/=")
 """The operators that store into the name before them."""
 
 
-def unbraced_loop(kernels):
-    """The kernel's first loop with no braces whose one statement is followed, on later lines, by
-    statements indented as that one (``Unbraced``); None where there is none or the text cannot
-    be read."""
+def _laid_out(kernels):
+    """``kernel_words``'s (source, tokens, words, body, end), with a word's column and line
+    (``column(j)``, ``line(j)``); None where the text cannot be read."""
     from helpers.exercises.microscope import kernel_words, source_line
-    from helpers.sim.compile.kernel_text import Unreadable, closing
 
     if (text := kernel_words(kernels)) is None:
         return None
-    source, tokens, words, body, end = text
+    source, tokens = text[0], text[1]
 
     def column(j):
         return tokens[j].start - source.rfind("\n", 0, tokens[j].start)
 
     def line(j):
         return source_line(source, tokens[j].start)
+
+    return (*text, column, line)
+
+
+def unbraced_loop(kernels):
+    """The kernel's first loop with no braces whose one statement is followed, on later lines, by
+    statements indented as that one (``Unbraced``); None where there is none or the text cannot
+    be read."""
+    from helpers.sim.compile.kernel_text import Unreadable, closing
+
+    if (text := _laid_out(kernels)) is None:
+        return None
+    source, tokens, words, body, end, column, line = text
 
     for j in range(body + 1, end - 1):
         if words[j] not in ("while", "for") or words[j + 1] != "(":
@@ -74,18 +85,11 @@ def dangling_else(kernels):
     """The kernel's first else that C pairs with the nearest if, an if with no braces that is the
     one statement of another, where its indentation shows it meant the outer if (it stands at the
     outer if's column); None where there is none or the text cannot be read."""
-    from helpers.exercises.microscope import kernel_words, source_line
     from helpers.sim.compile.kernel_text import Unreadable, closing
 
-    if (text := kernel_words(kernels)) is None:
+    if (text := _laid_out(kernels)) is None:
         return None
-    source, tokens, words, body, end = text
-
-    def column(j):
-        return tokens[j].start - source.rfind("\n", 0, tokens[j].start)
-
-    def line(j):
-        return source_line(source, tokens[j].start)
+    source, tokens, words, body, end, column, line = text
 
     for j in (j for j in range(body + 1, end - 1) if words[j:j + 2] == ["if", "("]):
         try:
