@@ -1,6 +1,7 @@
 """The causal_softmax variants for tests/exercises/test_causal_softmax.py whose sum's loop is
-stepped wrongly: by c++ from the lane, or over the whole row in every lane (name, the solution
-with the mistake in it, the words that the NOT YET line must contain), as its WRONG list holds."""
+stepped wrongly: by c++ from the lane, or over the whole row in every lane; and whose warp_max's
+butterfly starts late (name, the solution with the mistake in it, the words that the NOT YET
+line must contain), as its WRONG list holds."""
 
 from kernel_sources import solution, variant
 
@@ -26,4 +27,17 @@ SUM_STEPS = [
       "every lane added the whole row's exp(x - m)", "warp_sum then added the 32 lanes' copies",
       "Hint: each lane adds only its own columns, then warp_sum adds the 32 parts: for (int c = "
       "lane; c <= last; c += 32)"]),
+]
+
+MAX_SHUFFLES = [
+    # blind audit AS (was '1269 of 3500 outputs are wrong (the first is y[16][2] = 0.005802, ...)
+    # ... Hint: y = exp(x - m) / sum where c <= last, else 0', the formula again): warp_max's
+    # loop starts at offset 8, so each half-warp keeps its own max
+    ("warp_max_starts_at_offset_8",
+     variant(KERNEL, ("__device__ float warp_max(float v)\n{\n    for (int offset = 16;",
+                      "__device__ float warp_max(float v)\n{\n    for (int offset = 8;")),
+     ["each lane subtracted a different max (y[16][2] = 0.005802, expected 0.009781)",
+      "each lane's max holds only 16 of the warp's 32 lanes (lanes 0 to 15 or 16 to 31, its "
+      "own half)", "warp_max's loop started at offset 8: its shuffle at offset 16",
+      "Hint: warp_max's loop starts at offset 16", "for (int offset = 16; offset > 0; offset /= 2)"]),
 ]

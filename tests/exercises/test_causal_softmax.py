@@ -7,7 +7,7 @@ import re
 
 import pytest
 
-from causal_softmax_variants import SUM_STEPS
+from causal_softmax_variants import MAX_SHUFFLES, SUM_STEPS
 from kernel_sources import (assert_mistake_named, compile_variant_pairs, simulator_only, solution,
                             variant)
 
@@ -322,6 +322,7 @@ WRONG = [
      ["the sum subtracted the max after the exponential", "exp(x) - m",
       "sum += __expf(__half2float(in[c]) - m)"]),
     *SUM_STEPS,
+    *MAX_SHUFFLES,
 ]
 
 # Right, though not as the solution does it: the warp's max with __shfl_down_sync, then lane 0's
