@@ -256,6 +256,11 @@ _MODELS = (
      "m_new) brings to the merged max",
      "the max is swapped in the own sum's rescale: l was taken against the lane's own max m, "
      "l = l * exp(m - m_new) + l2 * exp(m2 - m_new)"),
+    (None, dict(merge="crossed"),
+     "row_sum is wrong: in the merge the two sums' factors were swapped: the lane's own sum l was "
+     "rescaled by exp(m2 - m_new), the partner's max, and the partner's l2 by exp(m - m_new), the "
+     "lane's own: a sum taken against one max is brought to the merged max by that max's factor",
+     "each sum takes the factor of its own max: l = l * exp(m - m_new) + l2 * exp(m2 - m_new)"),
     (None, dict(merge="late"),
      "row_sum is too small: in the merge l2 was shuffled after the lane had rescaled its own l to "
      "m_new, so the partner's sum came already rescaled and was multiplied by exp(m2 - m_new) "

@@ -13,7 +13,7 @@ import types
 import numpy as np
 
 OFFSETS = (16, 8, 4, 2, 1)
-OWN_RESCALED = (True, "own max", "swapped", "wrong way", "own only", "partner max", "late")
+OWN_RESCALED = (True, "own max", "swapped", "wrong way", "own only", "partner max", "late", "crossed")
 """The merges of ``pairs`` that rescale the lane's own sum by exp(m - m_new) (or its mistake)."""
 
 
@@ -31,7 +31,7 @@ def pairs(x, loop=True, merge=True, fresh=True, m2_from="m", offsets=(16, 8, 4, 
     exp(m - v), against the value; ``loop="ratio"``: by m / m_new, linearly; ``loop="term"``:
     the new term rescaled instead of the sum; ``loop="after"``: the sum rescaled after the new
     term was added; ``merge="partner"``: the partner's only, as when m = m_new came first; ``merge="own max"``: the partner's sum by exp(m - m_new), the lane's
-    own max; ``merge="partner max"``: the lane's own sum by exp(m2 - m_new)); ``fresh``: each value's exp taken against the new max
+    own max; ``merge="partner max"``: the lane's own sum by exp(m2 - m_new); ``merge="crossed"``: that, and the partner's by exp(m - m_new)); ``fresh``: each value's exp taken against the new max
     (else the old, exp(v - m); "apart": exp(v) / exp(m_new), in float32; "one": 1 whatever v;
     "raw": exp(v), unshifted, in float32; "flipped": exp(m_new - v));
     ``merge="swapped"``: each term's -INFINITY test made on the other's max;
@@ -70,11 +70,11 @@ def pairs(x, loop=True, merge=True, fresh=True, m2_from="m", offsets=(16, 8, 4, 
         new = merged(ms, m2)
         with np.errstate(invalid="ignore", over="ignore"):
             own_test, their_test = (m2, ms) if merge == "swapped" else (ms, m2)
-            way, mine = (-1 if merge == "wrong way" else 1), (m2 if merge == "partner max" else ms)
+            way, mine = (-1 if merge == "wrong way" else 1), (m2 if merge in ("partner max", "crossed") else ms)
             own = (np.where(own_test == -np.inf, 0, merge_exp(way * (mine - new)))
                    if merge in OWN_RESCALED
                    else np.where(ms == -np.inf, 0, 1.0) if merge == "own kept" else 1)
-            power = {"own max": ms - new, "own kept": m2 - ms, "late": 2 * (m2 - new)}.get(
+            power = {"own max": ms - new, "crossed": ms - new, "own kept": m2 - ms, "late": 2 * (m2 - new)}.get(
                 merge, m2 - new)
             theirs = (np.where(their_test == -np.inf, 0, merge_exp(way * power))
                       if merge and merge != "own only" else 1)

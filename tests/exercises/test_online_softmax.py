@@ -5,6 +5,7 @@ written for it. The solution and its variants are compiled as one module."""
 import pytest
 
 from kernel_sources import assert_mistake_named, compile_variants, simulator_only, solution, variant
+from online_softmax_variants import MERGES
 
 from helpers.backend import SourceModule
 
@@ -347,7 +348,7 @@ WRONG = [
     ("lane_test_assigns", variant(KERNEL, ("if (lane == 0) {", "if (lane = 0) {")),
      [", lane = 0, assigns with = where it should compare with ==", "false for every thread",
       "Hint: compare with ==, which leaves lane as it is: lane == 0"]),
-]
+] + MERGES
 SIMULATOR_ONLY = {**dict.fromkeys(("row_from_the_lane", "merge_inside_the_column_loop",
                                    "lane_without_a_column_returns"),
                                   "a warp function called with lanes missing is undefined on a GPU"),
@@ -363,7 +364,6 @@ BRANCH = variant(KERNEL, ("        float m_new = fmaxf(m, v);\n" + LOOP + "     
 # ... and the lanes' pairs merged into lane 0 with __shfl_down_sync (the other lanes' results are
 # wrong, and unused).
 DOWN = KERNEL.replace("__shfl_xor_sync", "__shfl_down_sync")
-
 
 
 def unwrapped(source):
