@@ -1,5 +1,6 @@
 """The online_softmax checker's loops (helpers.exercises.online_softmax): a column loop that
-steps by the block or runs one past the row, and a merge's loop that never ends."""
+steps by the block, by less than the warp's 32 lanes, or runs one past the row, and a merge's
+loop that never ends."""
 
 from __future__ import annotations
 
@@ -27,6 +28,41 @@ def steps_by_the_block(case, x, m, sums):
            f"each lane's column loop stepped by {step}, blockDim.x (the block's threads), not "
            "the warp's 32: one warp holds a row, so its 32 lanes cover the row 32 columns a step",
            "each lane of its warp takes every 32nd column: for (int c = lane; c < cols; c += 32)")
+
+
+def _reads(cols, step):
+    """How many of the 32 lanes read each column when lane l's loop reads l, l + ``step``, ...:
+    the lanes l <= c with c - l a multiple of ``step``."""
+    c, lanes = np.arange(cols)[:, None], np.arange(32)[None, :]
+    return ((lanes <= c) & ((c - lanes) % step == 0)).sum(axis=1)
+
+
+def steps_short_of_the_warp(x, sums):
+    """The column loop stepped by less than the warp's 32 (c++, c += 16, ...): lane l + step
+    starts at lane l's second column, so a column is read by several lanes and its exp(x - m)
+    counted that many times in the row's sum (the max stays right)."""
+    want_m, want_l = pairs(x)
+    e = np.exp(x.astype(np.float64) - want_m[:, None])
+    matched = [step for step in range(1, 32)
+               if np.allclose(sums, (e * _reads(x.shape[1], step)).sum(axis=1), rtol=1e-3)]
+    if len(matched) != 1:
+        return
+    step, cols, r = matched[0], x.shape[1], int(np.argmax(~np.isclose(sums, want_l, rtol=1e-3)))
+    shown = f"row_sum[{r}] = {sums[r]:.6g}, where its {cols} columns give {want_l[r]:.6g}: "
+    hint = ("the warp's 32 lanes share the row, each every 32nd column: for (int c = lane; c < "
+            "cols; c += 32)")
+    if step == 1:
+        yield (f"{shown}each lane walked every column from its own to the end (its loop steps by "
+               "1), so the lanes' columns overlap: column c was counted min(c + 1, 32) times", hint)
+        return
+    reads = _reads(cols, step)
+    top, over = int(reads.max()), reads > 1
+    which = (f"each column from {step} on was" if np.array_equal(over, np.arange(cols) >= step)
+             else f"{int(over.sum())} of its {cols} columns were")
+    yield (f"{shown}each lane's column loop stepped by {step}, not the warp's 32, so the lanes' "
+           f"columns overlap: lane l + {step} starts at lane l's second column, and {which} read "
+           f"by more than one lane, counted {'twice' if top == 2 else f'up to {top} times'} in "
+           "the sum", hint)
 
 
 def one_past_the_row(x, m, sums):

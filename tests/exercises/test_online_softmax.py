@@ -5,7 +5,7 @@ written for it. The solution and its variants are compiled as one module."""
 import pytest
 
 from kernel_sources import assert_mistake_named, compile_variants, simulator_only, solution, variant
-from online_softmax_variants import MERGES
+from online_softmax_variants import MERGES_AND_STEPS
 
 from helpers.backend import SourceModule
 
@@ -348,7 +348,7 @@ WRONG = [
     ("lane_test_assigns", variant(KERNEL, ("if (lane == 0) {", "if (lane = 0) {")),
      [", lane = 0, assigns with = where it should compare with ==", "false for every thread",
       "Hint: compare with ==, which leaves lane as it is: lane == 0"]),
-] + MERGES
+] + MERGES_AND_STEPS
 SIMULATOR_ONLY = {**dict.fromkeys(("row_from_the_lane", "merge_inside_the_column_loop",
                                    "lane_without_a_column_returns"),
                                   "a warp function called with lanes missing is undefined on a GPU"),
