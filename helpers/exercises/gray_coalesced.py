@@ -28,6 +28,7 @@ from helpers.exercises.gray_coalesced_models import (blocks_of, bracket_slip, by
 from helpers.exercises.gray_coalesced_order import (SPLITS, column_by_a_mask, index_by_columns,
                                                     past_splits, split_by_the_block,
                                                     swapped_pixels)
+from helpers.exercises.gray_coalesced_rows import row_zero
 from helpers.exercises.gray_coalesced_staged import staged_without_a_barrier
 from helpers.exercises.hidden import awkward, pick
 from helpers.exercises.kernel import KernelExercise, Launch
@@ -155,7 +156,7 @@ def _mistakes(case, run):
     if missing.tolist() == [n - 1]:
         yield ("the last pixel was never written: the bounds guard is off by one",
                "only the threads with t >= width * height return")
-    yield from _row_zero(missing, n, width, height)
+    yield from row_zero(run.kernel, run.launch, missing, width, height)
     yield from _tail(missing, n, width)
     yield from _each_side(missing, n, width, height)
     yield from column_by_a_mask(missing, out.past, width, height)
@@ -292,18 +293,6 @@ def _block_a_row(kernels, width, block):
         yield (f"thread t took {took}, one block a row, but the grid is flat: a block's threads "
                "run on past a row's end into the next row, which the next block writes too, and "
                "the pixels past the last block's run are never written", hint)
-
-
-def _row_zero(missing, n, width, height):
-    """Only row 0 written, the image wider than tall (where it is taller, the pixels t < width are
-    also those of a guard against each side): every thread's y came out 0, so each pixel of row 0
-    was written by height threads (those of its column) and the rows below by none."""
-    if height > 1 and width > height and missing.tolist() == list(range(width, n)):
-        yield (f"only row 0 of gray was written, the {height - 1} rows below never: every thread's "
-               "pixel landed in row 0, y came out 0 for every t (as x / width does: a column x is "
-               f"below width), and each pixel of row 0 was written by {height} threads, those "
-               "of its column", "the row comes from t, not from the column: x = t % width, "
-               "y = t / width")
 
 
 def _tail(missing, n, width):

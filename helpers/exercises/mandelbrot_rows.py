@@ -23,7 +23,7 @@ from helpers.exercises.julia import TOLERANCE
 from helpers.exercises.kernel import KernelExercise, Launch
 from helpers.exercises.mandelbrot_rows_edge import stops_at_4
 from helpers.exercises.mandelbrot_rows_loop import (carried_over, runs_of_neighbours,
-                                                    same_pixel_each_pass)
+                                                    same_pixel_each_pass, step_short_of_the_block)
 from helpers.exercises.mandelbrot_rows_models import (args, escape_never_leaves, reference,
                                                       returned_on_escape, row_times_width,
                                                       store_swapped, stored_ahead, wrong_images)
@@ -94,8 +94,10 @@ def _refine(failure):
 
 
 def _observed(kernels, case):
-    """The race check's launch on the simulator: two threads that store into one pixel."""
-    return written_twice(kernels, _launch(case), "step x by blockDim.x: " + LOOP_HINT,
+    """The race check's launch on the simulator: two threads that store into one pixel, named
+    by the loop's step where it is short of the block."""
+    yield from step_short_of_the_block(kernels, _launch(case))
+    yield from written_twice(kernels, _launch(case), "step x by blockDim.x: " + LOOP_HINT,
                          did="drew the same pixel,", items="pixels", refine=_refine)
 
 

@@ -1,14 +1,16 @@
 """The loop along the row of notebook 03's row-per-block Mandelbrot kernel
 (``helpers.exercises.mandelbrot_rows``), read on the simulator where the image alone cannot tell
 mistakes apart: a loop whose passes all draw one pixel, steps that stop after each thread's
-first pixel, and the row cut into runs of neighbouring pixels, one a thread."""
+first pixel, the row cut into runs of neighbouring pixels, one a thread, and a step short of the
+block, whose threads then draw one another's pixels."""
 
 from __future__ import annotations
 
 import numpy as np
 
 from helpers.exercises.common import time_limit
-from helpers.exercises.microscope import accesses_of, kernel_words, source_line
+from helpers.exercises.microscope import (accesses_of, kernel_words, observe, source_line,
+                                          written_by_two)
 
 
 def same_pixel_each_pass(kernels, launch, block):
@@ -105,3 +107,32 @@ def runs_of_neighbours(kernels, launch, case, never):
            f"step by blockDim.x, thread t taking x = t, t + {block}, t + {2 * block} and on",
            "neighbouring threads draw neighbouring pixels: for (int x = threadIdx.x; x < width; "
            "x += blockDim.x), whose last, partial pass reaches the row's end")
+
+
+def step_short_of_the_block(kernels, launch):
+    """(problem, hint) where the race check of ``launch`` (a row a block, on the simulator) found
+    two threads drawing one pixel, and its trace shows every thread t of each block storing
+    x = t, t + s, t + 2s, ... of its row, a step s short of blockDim.x (32, a warp's size, or 1):
+    threads s apart in the block drew the same pixels."""
+    race = observe(kernels, launch).race
+    width, block = int(launch.args[1]), launch.block[0]
+    kept = None if not written_by_two(race) else accesses_of(
+        kernels, launch, "stores of the rows", launch.grid[0] * block * width)
+    stores = None if kept is None else kept[(kept["array"] == "iters") & kept["write"]]
+    if stores is None or not len(stores):
+        return
+    drawn = set(zip(stores["block"].tolist(), stores["thread"].tolist(),
+                    (stores["index"] - stores["block"] * width).tolist()))
+    first = sorted(x for b, t, x in drawn if b == 0 and t == 0)
+    step = first[1] - first[0] if len(first) > 1 else 0
+    if not 0 < step < min(block, width) or drawn != {
+            (b, t, x) for b in range(launch.grid[0]) for t in range(min(block, width))
+            for x in range(t, width, step)}:
+        return
+    warp = ", a warp's size" if step == 32 else ""
+    yield (f"every thread stepped x by {step}{warp}, not by blockDim.x = {block}: thread t drew x = "
+           f"t, t + {step}, t + {2 * step}, ..., so threads t and t + {step} of a block drew the "
+           f"same pixels ({race.first.who} and {race.second.who} both drew "
+           f"{race.array}[{race.element}])", "step x by blockDim.x, the block's threads: for (int "
+           "x = threadIdx.x; x < width; x += blockDim.x), so that each pass the block's threads "
+           "draw the next blockDim.x pixels of the row, each its own")

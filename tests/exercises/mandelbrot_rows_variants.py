@@ -1,6 +1,7 @@
 """Known-wrong row-per-block Mandelbrot kernels for tests/exercises/test_mandelbrot_rows.py whose
-loop along the row is bounded or laid out wrongly: name: (the replacements in the solution, a
-piece of the verdict's problem), as its WRONG dict holds; and the pieces of their hints."""
+loop along the row is bounded, stepped or laid out wrongly: name: (the replacements in the
+solution, a piece of the verdict's problem), as its WRONG dict holds; and the pieces of their
+hints."""
 
 from kernel_sources import solution
 
@@ -58,3 +59,21 @@ LOOP_BOUND_HINTS = {
     "second_pixel_of_a_pass_unguarded": "test every pixel of a pass against width, not only the "
                                         "first",
 }
+LOOP_STEPS = {
+    # blind audit I17: right where a block is one warp; with 64 threads each pixel from 32 on
+    # is drawn twice, the same value (was PASS: the race-checked launch had blocks of 32)
+    "steps_of_a_warp": ([("x += blockDim.x", "x += warpSize")],
+                        "every thread stepped x by 32, a warp's size, not by blockDim.x = 64: "
+                        "thread t drew x = t, t + 32, t + 64, ..., so threads t and t + 32 of a "
+                        "block drew the same pixels"),
+    # blind audit AS (was 'two threads drew the same pixel, iters[32] ...: every thread did the
+    # whole loop, or the threads' pixels overlap', the step of 32 not named): x += 32
+    "steps_of_32": ([("x += blockDim.x", "x += 32")],
+                    "every thread stepped x by 32, a warp's size, not by blockDim.x = 64"),
+    # each pixel drawn by several threads, the same value: right, but for the race check
+    "steps_of_one": ([("x += blockDim.x", "x++")],
+                     "every thread stepped x by 1, not by blockDim.x = 64: thread t drew x = t, "
+                     "t + 1, t + 2, ..., so threads t and t + 1 of a block drew the same pixels"),
+}
+LOOP_STEP_HINTS = dict.fromkeys(LOOP_STEPS, "step x by blockDim.x, the block's threads: for (int "
+                                            "x = threadIdx.x; x < width; x += blockDim.x)")

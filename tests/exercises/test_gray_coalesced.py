@@ -192,12 +192,6 @@ WRONG = {
                                "gray (as far as gray[578]): x = t - y takes y pixels off t",
                                "Hint: x is what is left of t after y whole rows of width pixels: "
                                "x = t - y * width, which is t % width"]),
-    # blind audit R2-14: the row from the column, y = x / width, always 0 (was 'the last 6 rows
-    # of the image (from y = 1) was never written: the bounds guard returns too early ...')
-    "y_from_the_column": ([(Y, "int y = x / width;")],
-                          ["only row 0 of gray was written, the 6 rows below never",
-                           "written by 7 threads", "Hint: the row comes from t, not from the "
-                           "column: x = t % width, y = t / width"]),
     # audit E (E17): a block a row assumed, told from the pixels written on a case whose block is
     # longer than a row; blockIdx.x left out writes the same pixels on the first case, not there
     "a_block_a_row": ([(X, "int x = threadIdx.x;"), (Y, "int y = blockIdx.x;")],

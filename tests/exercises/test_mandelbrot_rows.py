@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from kernel_sources import compile_variant_pairs, simulator_only, solution, variant
-from mandelbrot_rows_variants import LOOP_BOUNDS, LOOP_BOUND_HINTS
+from mandelbrot_rows_variants import LOOP_BOUNDS, LOOP_BOUND_HINTS, LOOP_STEP_HINTS, LOOP_STEPS
 
 from helpers.backend import BACKEND
 
@@ -95,9 +95,6 @@ WRONG = {
                               "row's last pixel: the loop stopped at x < width - 1"),
     "one_pixel_a_thread": ([(LOOP, "int x = threadIdx.x;\n    if (x < width) {")],
                            "only the first 64 pixels of each row were drawn"),
-    # blind audit I17: right where a block is one warp; with 64 threads each pixel from 32 on
-    # is drawn twice, the same value (was PASS: the race-checked launch had blocks of 32)
-    "steps_of_a_warp": ([("x += blockDim.x", "x += warpSize")], "two threads drew the same pixel"),
     # blind audit AH (was 'only the first 64 pixels ...: each thread drew one pixel'): a loop over j
     # around the stub's one pixel, int x = threadIdx.x; kept inside it, so each pass redraws it
     "loop_over_another_variable": ([(LOOP, "for (int j = threadIdx.x; j < width; j += blockDim.x) {\n"
@@ -151,8 +148,6 @@ WRONG = {
                    "the pixels are stored transposed"),
     "z_from_c": ([("float z_re = 0.0f, z_im = 0.0f;", "float z_re = c_re, z_im = c_im;")],
                  "of the pixels differ from NumPy's"),
-    # each pixel drawn by several threads, the same value: right, but for the race check
-    "steps_of_one": ([("x += blockDim.x", "x++")], "two threads drew the same pixel"),
     # blind audit AP (was '... a data race on n[0] (shared memory) ... Hint: two threads store
     # into the same element of the shared array: each element must be loaded by one thread'):
     # the pixel's counter declared __shared__, one n for the whole block
@@ -242,7 +237,7 @@ WRONG = {
                                      "            __syncthreads();")],
                                    "its break, under an if that differs between the threads, "
                                    "ends it after each thread's own number of turns"),
-    **LOOP_BOUNDS,
+    **LOOP_BOUNDS, **LOOP_STEPS,
 }
 HINTS = {"counter_declared_shared": "declare n without __shared__, a plain local each "
                                     "thread keeps in its own register",
@@ -278,14 +273,15 @@ HINTS = {"counter_declared_shared": "declare n without __shared__, a plain local
          "stored_a_pass_ahead": "store each count at its own pixel: iters[y * width + x] = n;",
          "store_coordinates_swapped": "row y starts at y * width, and x is the column in it: "
                                       "iters[y * width + x] = n",
-         "steps_of_one": "x += blockDim.x", "y_of_a_global_index": "one block a row: y = blockIdx.x",
+         "y_of_a_global_index": "one block a row: y = blockIdx.x",
          "y_times_width": "y took the row's start in iters (blockIdx.x * width)",
          "y_of_the_block_s_first_pixel": "one block a row: y = blockIdx.x",
          "one_step_too_many": "loop while n < max_iter",
          **dict.fromkeys(("barrier_in_the_row_loop", "barrier_in_the_escape_loop"), "the threads of this kernel share nothing"),
          "roles_swapped": "drew row 63, its threadIdx.x, past the image's 61 rows at x = 61, "
                           "blockIdx.x in steps of gridDim.x: the block's and the thread's roles "
-                          "are swapped; one block a row: y = blockIdx.x", **LOOP_BOUND_HINTS}
+                          "are swapped; one block a row: y = blockIdx.x", **LOOP_BOUND_HINTS,
+         **LOOP_STEP_HINTS}
 SIMULATOR_ONLY = {"y_of_a_global_index": "a write far past iters: a GPU may fault and leave the "
                                          "context unusable",
                   "y_times_width": "a write far past iters: a GPU may fault",
