@@ -104,7 +104,7 @@ def _mistakes(case, run):
     x, got, past, unwritten = run.model, run.out.got, run.out.past, run.out.unwritten
     right = np.isclose(got, want := ALPHA * x, rtol=1e-6, atol=0)
     yield from one_further("y", "element", past, unwritten, "y[i] = alpha * x[i]")
-    yield from one_past_the_end(run.kernel, n, past, unwritten)
+    yield from one_past_the_end(n, past)
     if past.size and unwritten.all():
         yield ("only the threads past the end wrote (y[n] and beyond), none of y[0] to "
                "y[n - 1]: the guard is inverted", "the threads with i < n do the work: "

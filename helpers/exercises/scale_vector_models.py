@@ -273,30 +273,8 @@ def _sum_of_products(node):
     raise ValueError("not a sum of products of whole numbers")
 
 
-def guard_assigns(kernels, n, past, unwritten):
-    """Every thread wrote y[n] (``past``) and none of y (``unwritten``), where an if of the
-    kernel's body (its simulated twin's source) assigns in its test, if (i = n): one = sets i to
-    n in every thread, and the if is true."""
-    if past.tolist() != [n] or not unwritten.all() or (text := kernel_words(kernels)) is None:
-        return
-    source, tokens, words, _, _ = text
-    for k, close in _ifs(text):
-        for op in (j for j in range(k + 3, close) if words[j] == "="):
-            stop = next((j for j in range(op, close) if words[j] in ("&&", "||")), close)
-            value = source[tokens[op + 1].start:tokens[stop - 1].end]
-            yield (f"every thread wrote y[n], one past the end, and none of y[0] to y[n - 1]: "
-                   f"{source[tokens[k].start:tokens[close].end]} at line "
-                   f"{source_line(source, tokens[k].start)} assigns {value} to {words[op - 1]} "
-                   f"(one = assigns; == and < compare), so every thread's {words[op - 1]} "
-                   f"became {value} and stored y[{value}]", "compare, do not assign: guard with "
-                   "if (i < n)")
-            return
-
-
-def one_past_the_end(kernels, n, past, unwritten):
-    """y[n] written, one past the end (``past``): by an if that assigns (``guard_assigns``), or
-    by a bounds guard off by one."""
-    yield from guard_assigns(kernels, n, past, unwritten)
+def one_past_the_end(n, past):
+    """y[n] written, one past the end (``past``): by a bounds guard off by one."""
     if past.tolist() == [n]:
         yield ("y[n] was written, one element past the end: the bounds guard is off by one",
                "the last element is y[n - 1]: guard with if (i < n), not i <= n")

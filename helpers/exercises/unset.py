@@ -154,11 +154,13 @@ def assigned(record, text=None) -> tuple[str, str]:
     name, value = found.group("name"), found.group("value").strip()
     outcome = {"0": "false for every thread"}.get(value, "true for every thread" if
                                                   value.isdigit() else f"true wherever {value} is not 0")
-    return (f"the condition at line {record.line}, {name} = {value}, assigns with = where it should "
-            f"compare with ==: it stores {value} in {name} and then tests that value, {outcome}, "
-            f"and {name} has lost its own value",
-            f"compare with ==, which leaves {name} as it is: {name} == {value} (= stores a value, "
-            "== compares two)")
+    compare = (f"compare with ==, which leaves {name} as it is: {name} == {value} (= stores a "
+               "value, == compares two)") if value.isdigit() else (
+        f"compare, do not assign, which leaves {name} as it is: {name} < {value} for a bound, "
+        f"{name} == {value} for equal (= stores a value; < and == compare)")
+    return (f"the condition at line {record.line}, {name} = {value}, assigns where it should "
+            f"compare: it stores {value} in {name} and then tests that value, {outcome}, and "
+            f"{name} has lost its own value", compare)
 
 
 def precedence(record) -> tuple[str, str]:

@@ -296,8 +296,7 @@ WRONG = {
                                           "read both neighbours from s"]),
     # blind audit AR (was the race on s[0], silent on the =): the halo's test assigns j = 1
     "halo_test_assigns": ([("if (threadIdx.x == 0)", "if (j = 1)")],
-                          [", j = 1, assigns with = where it should compare with ==: it stores 1 in "
-                           "j", "Hint: compare with ==, which leaves j as it is: j == 1"]),
+                          [", j = 1, assigns where it should compare: it stores 1 in j", "Hint: compare with ==, which leaves j as it is: j == 1"]),
 }
 # The simulator only: on a GPU an index past a shared array's end may be an illegal address.
 SIMULATOR_ONLY = {"grid_dim_for_block_dim": "the race between blocks is the simulator's race "

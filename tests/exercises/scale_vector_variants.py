@@ -154,8 +154,8 @@ WRONG = [
     # by one ... not i <= n', a guard the learner never wrote): if (i = n), = where < compares
     ("guard_assigns_n",
      variant(KERNEL, ("if (i < n)", "if (i = n)")),
-     ["every thread wrote y[n], one past the end, and none of y[0] to y[n - 1]",
-      "if (i = n) at line", "assigns n to i", "Hint: compare, do not assign: guard with if (i < n)"]),
+     [", i = n, assigns where it should compare: it stores n in i",
+      "Hint: compare, do not assign, which leaves i as it is: i < n for a bound, i == n for equal"]),
     ("stores_into_the_next",
      variant(KERNEL, ("y[i] = alpha * x[i];", "y[i + 1] = alpha * x[i];")),
      ["one too far", "the guard is right", "y[i] = alpha * x[i]"]),

@@ -185,8 +185,8 @@ WRONG = {
                            "the hole test is inverted: range came out {0, 0}, and with no holes "
                            "in the image it stayed {4294967295, 0}",
                            "return for the holes, when d == 0: if (d == 0) return;"),
-    "assigned_not_compared": ([("if (d == 0)", "if (d = 0)")], ", d = 0, assigns with = where it "
-                              "should compare with ==", "which leaves d as it is: d == 0"),
+    "assigned_not_compared": ([("if (d == 0)", "if (d = 0)")], ", d = 0, assigns where it should "
+                              "compare", "which leaves d as it is: d == 0"),
     "pixel_0_skipped": ([("threadIdx.x;\n", "threadIdx.x + 1;\n")],
                         "the range is that of pixels 1 to n - 1", "i is one too many"),
     # the cases' junk after depth hid the read; the race-checked launch's depth has none

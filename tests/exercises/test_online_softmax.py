@@ -346,7 +346,7 @@ WRONG = [
       "(> 0, not >= 0)"]),
     # blind audit AR (was 'some rows' pair was never written'): lane 0's test assigns lane = 0
     ("lane_test_assigns", variant(KERNEL, ("if (lane == 0) {", "if (lane = 0) {")),
-     [", lane = 0, assigns with = where it should compare with ==", "false for every thread",
+     [", lane = 0, assigns where it should compare", "false for every thread",
       "Hint: compare with ==, which leaves lane as it is: lane == 0"]),
 ] + MERGES_AND_STEPS
 SIMULATOR_ONLY = {**dict.fromkeys(("row_from_the_lane", "merge_inside_the_column_loop",

@@ -136,11 +136,11 @@ def test_an_assignment_and_an_operator_read_in_another_order_are_named_first():
     twin = Twin(assigned)
     twin.source = "#line 1 \"kernel.cu\"\n" + "\n" * 6 + "    if (k = max_iter) break;\n"
     verdict = unset.checked(twin, passed("all right"))
-    assert verdict.problem == ("the condition at line 7, k = max_iter, assigns with = where it "
-                               "should compare with ==: it stores max_iter in k and then tests "
-                               "that value, true wherever max_iter is not 0, and k has lost its "
-                               "own value"), verdict
-    assert verdict.hint.startswith("compare with ==, which leaves k as it is: k == max_iter")
+    assert verdict.problem == ("the condition at line 7, k = max_iter, assigns where it should "
+                               "compare: it stores max_iter in k and then tests that value, true "
+                               "wherever max_iter is not 0, and k has lost its own value"), verdict
+    assert verdict.hint.startswith("compare, do not assign, which leaves k as it is: k < max_iter "
+                                   "for a bound, k == max_iter for equal"), verdict
     # an exercise's own words for comparisons are not asked for these
     own = unset.checked(Twin(assigned), not_yet("wrong", "fix it"),
                         compared=lambda kernel, r: ("mine", "fix"))
