@@ -25,7 +25,7 @@ from collections.abc import Callable
 from helpers.exercises.verdict import Verdict, not_yet
 
 ASSIGNMENT = re.compile(r"(?:\(|&&|\|\||;)\s*(?P<name>[A-Za-z_]\w*(?:\[[^\]]*\])?)\s*=(?!=)"
-                        r"(?P<value>[^;()&|=]+)(?=\)|&&|\|\||;)")
+                        r"(?P<value>[^;()&|=]+)(?P<then>\)|&&|\|\||;)")
 """An assignment where a condition stands: ``(d = 0)``, ``&& k = n)``, ``; j = 0;``."""
 COMPARED = ("chained comparison", "logical not")
 """The kinds an exercise's ``compared`` may have words of its own for."""
@@ -158,6 +158,11 @@ def assigned(record, text=None) -> tuple[str, str]:
                "value, == compares two)") if value.isdigit() else (
         f"compare, do not assign, which leaves {name} as it is: {name} < {value} for a bound, "
         f"{name} == {value} for equal (= stores a value; < and == compare)")
+    if (joined := found.group("then")) in ("&&", "||"):   # = binds looser: name = (value && ...)
+        return (f"the condition at line {record.line}, {name} = {value} {joined} ..., assigns where "
+                f"it should compare: = binds looser than {joined}, so it stores the whole "
+                f"{joined}, 0 or 1, in {name} and then tests that, and {name} has lost its own "
+                "value", compare)
     return (f"the condition at line {record.line}, {name} = {value}, assigns where it should "
             f"compare: it stores {value} in {name} and then tests that value, {outcome}, and "
             f"{name} has lost its own value", compare)

@@ -141,6 +141,12 @@ def test_an_assignment_and_an_operator_read_in_another_order_are_named_first():
                                "wherever max_iter is not 0, and k has lost its own value"), verdict
     assert verdict.hint.startswith("compare, do not assign, which leaves k as it is: k < max_iter "
                                    "for a bound, k == max_iter for equal"), verdict
+    # joined to a test with &&, the = takes the whole &&: C stores 0 or 1
+    twin.source = twin.source.replace("if (k = max_iter) break;", "while (k = max_iter && z) {")
+    verdict = unset.checked(twin, passed("all right"))
+    assert verdict.problem.startswith("the condition at line 7, k = max_iter && ..., assigns where "
+                                      "it should compare: = binds looser than &&, so it stores the "
+                                      "whole &&, 0 or 1, in k"), verdict
     # an exercise's own words for comparisons are not asked for these
     own = unset.checked(Twin(assigned), not_yet("wrong", "fix it"),
                         compared=lambda kernel, r: ("mine", "fix"))
