@@ -164,17 +164,13 @@ def error_line(kernels, err):
     """The text (comments cut) of the line the simulator's error (read by its fields) names, in the
     learner's source (the simulated twin's, numbered as the compiler numbers it): (number, text),
     or None."""
-    import os
+    from helpers.exercises.unset import line_text
 
-    from helpers.sim.compile.source import numbered_lines
-
-    source = getattr(getattr(kernels, "simulated", None), "source", None)
-    if not source or not getattr(err, "line", None):
+    if not getattr(err, "line", None):
         return None
     file, number = err.line.rsplit(":", 1)
-    text = [t.split("//")[0] for name, n, t in numbered_lines(source)
-            if os.path.basename(name) == os.path.basename(file) and str(n) == number]
-    return (number, text[0]) if text else None
+    text = line_text(kernels, number, file)
+    return None if text is None else (number, text.split("//")[0])
 
 
 def bs_at_global_column(kernels, err):

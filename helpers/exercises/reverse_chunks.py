@@ -141,8 +141,7 @@ def planted_bug(kernels):
     """NOT YET while the planted bug is there (or another failure showed while looking for it);
     None when the race check finds nothing."""
     alone = observe(kernels, _launch(ALONE), key="alone", accesses=8 * ALONE[0])
-    source = getattr(getattr(kernels, "simulated", None), "source", None)
-    mistake = load_times_chunk(alone, source) or _lane_as_place(kernels, alone) \
+    mistake = load_times_chunk(alone, kernels) or _lane_as_place(kernels, alone) \
         or next(observed_mistakes(alone, _refine), None) or load_past_count(alone.accesses, *ALONE)
     if mistake:
         return not_yet(*mistake)

@@ -147,22 +147,20 @@ def count_one_short(n, x, unwritten, got, want):
            "min(CHUNK, n - first)")
 
 
-def load_times_chunk(observed, source):
+def load_times_chunk(observed, kernels):
     """(problem, hint) for a read past x at the load by thread t of block b (the simulator's
     error, by its fields) whose index in the learner's line is first * CHUNK + t: first, the
     chunk's first element (b * CHUNK in the block's first chunk), taken as its number."""
-    import os
     import re
 
-    from helpers.sim.compile.source import numbered_lines
+    from helpers.exercises.unset import line_text
 
     err, launch = observed.error, observed.launch
     if getattr(err, "kind", None) != "out of bounds" or err.is_write is not False or \
-            not err.line or not err.block or not err.thread or not source:
+            not err.line or not err.block or not err.thread:
         return None
     file, number = err.line.rsplit(":", 1)
-    text = next((text for name, line, text in numbered_lines(source) if line == int(number)
-                 and os.path.basename(name) == os.path.basename(file)), "")
+    text = line_text(kernels, number, file) or ""
     read = re.search(r"\bx\s*\[([^\]]*)\]", text.split("//")[0])
     index = re.sub(r"\s", "", read.group(1)) if read else ""
     n, b, t = int(launch.args[-1]), err.block[0], err.thread[0]

@@ -22,6 +22,7 @@ from helpers.exercises.multiply_vectors import (INDEXES, NO_GUARD, read_past_blo
                                                 stored_at_thread)
 from helpers.exercises.multiply_vectors_models import written_by
 from helpers.exercises.origin import Wrong
+from helpers.exercises.unset import line_text
 from helpers.exercises.scale_vector_index import FLOAT_EXACT, index_type, narrow_index
 from helpers.exercises.scale_vector_models import (ALPHA, FILL, a_factor_of_its_own,
                                                    alpha_cut_to_an_int, blocks_from_1, bound_of_two,
@@ -285,8 +286,8 @@ def _store_outside_the_guard(kernels, written):
     if not lines & set(kept["line"][kept["write"] & ~beyond].tolist()):
         yield from _store_of_their_own(kernels, stored, min(lines))
     if lines & set(kept["line"][~kept["write"]].tolist()):   # the load on the store's line
-        text = _source_line(kernels, min(lines))
-        if text is not None and "?" in text:
+        text = (line_text(kernels, min(lines)) or "").strip()
+        if "?" in text:
             yield (f"{stored}: the store {text} at line {min(lines)} runs for every thread, and "
                    "its conditional expression (?:) picks the value alone: the threads past n "
                    "skip the read of x but still store, past y's end",
@@ -301,8 +302,8 @@ def _store_outside_the_guard(kernels, written):
 def _store_of_their_own(kernels, stored, line):
     """The threads past n stored at a line that no thread with an element stored at: a store
     of their own, such as an else of the guard (else y[i] = 0.0f;)."""
-    text = (_source_line(kernels, line) or "").split("//")[0].strip()
-    before = _source_line(kernels, line - 1) or ""
+    text = (line_text(kernels, line) or "").split("//")[0].strip()
+    before = line_text(kernels, line - 1) or ""
     branch = re.search(r"\belse\b", f"{before} {text}") is not None
     where, drop = (" (the guard's else)", "the else") if branch else ("", "that store")
     yield (f"{stored}: the store {text + ' ' if text else ''}at line {line} is theirs alone"
@@ -310,16 +311,6 @@ def _store_of_their_own(kernels, stored, line):
            "lies past y's end",
            f"the threads without an element must do nothing: drop {drop} (y has only n "
            "elements, y[0] to y[n - 1]), leaving if (i < n) y[i] = alpha * x[i];")
-
-
-def _source_line(kernels, number):
-    """The text of line ``number`` of the simulated kernel's source, stripped (None where it has
-    no source, or several files have such a line)."""
-    from helpers.sim.compile.source import numbered_lines
-
-    source = getattr(kernels.simulated, "source", None)
-    found = [text.strip() for _, at, text in numbered_lines(source or "") if at == number]
-    return found[0] if len(found) == 1 else None
 
 
 def _refine(failure):

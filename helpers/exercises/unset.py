@@ -56,7 +56,7 @@ def checked(kernel, verdict: Verdict, words: Words | None = None, compared=None)
     if empty:
         return not_yet(*empty_body(empty[0]))
     def assignment(record):
-        return assigned(record, line_text(kernel, record))
+        return assigned(record, line_text(kernel, record.line, record.file))
 
     for kind, words_of in (("not called", not_called), ("chained comparison", chained),
                            ("logical not", not_on_the_left), ("assignment as condition", assignment),
@@ -72,14 +72,12 @@ def checked(kernel, verdict: Verdict, words: Words | None = None, compared=None)
     return not_yet(*(own or general(found[0])))
 
 
-def line_text(kernel, record) -> str | None:
-    """The text of the learner's line ``record`` names, from the source the simulator compiled
-    ``kernel`` from (its twin's, or its own); None where there is none."""
-    from helpers.sim.compile.source import numbered_lines
+def line_text(kernel, line, file=None) -> str | None:
+    """The text of the learner's line ``line`` (of ``file``: any where None), from the source the
+    simulator compiled ``kernel`` from (its twin's, or its own); None where there is none."""
+    from helpers.sim.compile.source import line_text as text_of
 
-    source = getattr(getattr(kernel, "simulated", kernel), "source", None)
-    return next((text for file, line, text in numbered_lines(source or "")
-                 if (file, line) == (record.file, record.line)), None)
+    return text_of(getattr(getattr(kernel, "simulated", kernel), "source", None), line, file)
 
 
 def general(record) -> tuple[str, str]:

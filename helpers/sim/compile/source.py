@@ -96,6 +96,15 @@ def numbered_lines(source):
         number += 1
 
 
+def line_text(source, line, file=None):
+    """The text of line ``line`` (as numbered_lines numbers it) of the learner's source, in the
+    file named ``file`` (its last component compared; any file where None): None where the source
+    holds no such line, or several files hold one."""
+    found = [text for name, number, text in numbered_lines(source or "") if number == int(line)
+             and (file is None or Path(name).name == Path(file).name)]
+    return found[0] if len(found) == 1 else None
+
+
 def scan_unit(body):
     """What the preprocessor runs on to find the kernels: the learner's code after a mark."""
     return f"{PRELUDE}{USER_MARK}\n{body}"

@@ -14,7 +14,7 @@ what to write instead.
 import re
 import struct
 
-from ..compile.source import numbered_lines
+from ..compile.source import line_text
 from ..errors import ConversionError, ShiftError, xyz
 from .report import thread_words
 from .ubsan import as_signed, type_of
@@ -39,7 +39,7 @@ def error(record, status, err):
              f"{thread_words(err)}" + (f" at {line}" if line else ""))
     if status == "CAST":
         return _conversion(err, where, facts)
-    text = _source_line(record.module.source or "", err.file.decode() if err.file else None, err.line)
+    text = line_text(record.module.source, err.line, err.file.decode() if err.file else None)
     return _shift(err, operator_at(text, err.column), where, facts)
 
 
@@ -83,12 +83,6 @@ def _shift(err, operator, where, facts):
         f"or shift a 64-bit value (1ull << k) for counts up to 63.",
         operand=operand, operand_type=operand_type, count=count, count_type=count_type,
         operator=operator, gpu=gpu, **facts)
-
-
-def _source_line(source, file, line):
-    """The text of line ``line`` of ``file`` in the learner's source (None where the source does
-    not hold it: a header of the learner's own)."""
-    return next((text for f, n, text in numbered_lines(source) if (f, n) == (file, line)), None)
 
 
 def operator_at(text, column):

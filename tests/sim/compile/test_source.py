@@ -138,3 +138,14 @@ def test_only_the_kernels_without_a_loop_of_their_own_are_vectorised():
     assert source.loop_free_kernels(code) == {"a", "c"}
     unit = source.translation_unit("<code>", {"&a": "a", "&b": "b"}, vectorised={"a"})
     assert '__sim_entry<&a, 1>("a")' in unit and '__sim_entry<&b, 0>("b")' in unit
+
+
+def test_a_line_is_found_as_the_sources_line_directives_number_it():
+    text = '#line 10 "cuda_src/k.cu"\nint a;\nint b = 1 << k;\n#line 11 "other.cu"\nint c;\n'
+    assert source.line_text(text, 11, "/home/me/course/cuda_src/k.cu") == "int b = 1 << k;"
+    assert source.line_text(text, "11", "other.cu") == "int c;"
+    assert source.line_text(text, 11) is None                     # two files hold a line 11
+    assert source.line_text(text, 10) == "int a;"
+    assert source.line_text("int a;\nint b;\n", 2, "kernel.cu") == "int b;"
+    assert source.line_text(text, 11, "header.h") is None
+    assert source.line_text(None, 1) is None

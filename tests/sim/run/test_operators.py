@@ -1,7 +1,7 @@
-"""run/operators.py: reading a shift's operator from the learner's line, and the line from the
-source as the compiler numbers it (the errors themselves: tests/kernels/test_gpu_operators.py)."""
+"""run/operators.py: reading a shift's operator from the learner's line (the line itself:
+compile/source.py's line_text; the errors: tests/kernels/test_gpu_operators.py)."""
 
-from helpers.sim.run.operators import _source_line, operator_at
+from helpers.sim.run.operators import operator_at
 
 
 def test_the_operator_is_read_at_the_checks_column_or_from_a_line_with_only_one():
@@ -13,9 +13,3 @@ def test_the_operator_is_read_at_the_checks_column_or_from_a_line_with_only_one(
     assert operator_at("    x = (a << k) >> j;", 0) is None
     assert operator_at(None, 5) is None
 
-
-def test_the_line_follows_the_sources_line_directives():
-    source = '#line 10 "cuda_src/k.cu"\nint a;\nint b = 1 << k;\n'
-    assert _source_line(source, "cuda_src/k.cu", 11) == "int b = 1 << k;"
-    assert _source_line("int a;\nint b;\n", "kernel.cu", 2) == "int b;"
-    assert _source_line(source, "header.h", 11) is None
