@@ -149,6 +149,16 @@ WRONG = {
     "sum_an_int": ([("float sum = 0.0f;", "int sum = 0;")], ["or the sum is an int", "keep the sum a float"]),
     "clamp_lets_n_through": ([("min(max(i, 0), n - 1)", "min(max(i, 0), n)")],
                              ["the clamp lets index n through", "min(max(i, 0), n - 1)"]),
+    # blind audit AT (was '3465 of 3465 pixels are wrong ... Hint: compare your kernel with the
+    # TODOs: tile[ty][tx] holds ...', the clamp not named): min and max swapped in clamp_index,
+    # which then gives n - 1 (or 0) for every index: every pixel the image's last (first) pixel
+    "clamp_min_max_swapped": ([("min(max(i, 0), n - 1)", "max(min(i, 0), n - 1)")],
+                              ["every pixel came out", "the image's last pixel (x=76, y=44)",
+                               "clamp_index returned n - 1 for every index",
+                               "Hint: clamp i up to 0 first, then down to n - 1: min(max(i, 0), n - 1)"]),
+    "clamp_bounds_swapped": ([("min(max(i, 0), n - 1)", "min(max(i, n - 1), 0)")],
+                             ["the image's first pixel (x=0, y=0)", "clamp_index returned 0 for every index",
+                              "Hint: clamp i up to 0 first, then down to n - 1: min(max(i, 0), n - 1)"]),
     "loaded_with_rows_of_height": ([("clamp_index(y0 + ty, height) * width", "clamp_index(y0 + ty, height) * height")],
                                    ["the tile was loaded with rows of height pixels",
                                     "clamp_index(y0 + ty, height) * width"]),
