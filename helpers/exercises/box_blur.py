@@ -215,7 +215,7 @@ def _models(image):
                f"in[row * {name.split()[0]} + column], where a row of the image holds width = "
                f"{image.shape[1]}", f"{why}load in[clamp_index(y0 + ty, height) * width + "
                "clamp_index(x0 + tx, width)]")
-    yield from box_blur_index.mistakes(image)
+    yield from box_blur_index.mistakes(image, reference)
     yield (reference(image, past=1), "the window's pixels past the right edge come from the next "
            "row's first pixel, and past the bottom from beyond the image: the clamp lets index n "
            "through", "clamp to the last pixel, n - 1: min(max(i, 0), n - 1)")

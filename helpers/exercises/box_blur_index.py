@@ -1,15 +1,18 @@
 """Models of ``box_blur``'s tile loaded from the wrong place in the input
 (``helpers.exercises.box_blur``), from what the kernel gave: clamp_index's min and max swapped,
-so that every load reads one corner pixel (``clamp_inverted``)."""
+so that every load reads one corner pixel (``clamp_inverted``); the row and the column swapped in
+the load's flat index, so that the tile holds the image read column after column
+(``load_transposed``)."""
 
 from __future__ import annotations
 
 import numpy as np
 
 
-def mistakes(image):
-    """(result, problem, hint) of each of this module's mistakes."""
+def mistakes(image, blur):
+    """(result, problem, hint) of each of this module's mistakes (``blur``: box_blur.reference)."""
     yield from clamp_inverted(image)
+    yield from load_transposed(image, blur)
 
 
 def clamp_inverted(image):
@@ -27,3 +30,17 @@ def clamp_inverted(image):
                f"so clamp_index returned {n} for every index: {wrote} gives {n} whatever i is",
                "clamp i up to 0 first, then down to n - 1: min(max(i, 0), n - 1)")
 
+
+def load_transposed(image, blur):
+    """(result, problem, hint) of a tile loaded from in[clamp_index(x0 + tx, width) * height +
+    clamp_index(y0 + ty, height)], the row and the column swapped in the flat index: the image
+    read as ``width`` rows of ``height`` floats, transposed (``blur``: box_blur.reference). A
+    square image gives what the output stored transposed gives: not told apart there."""
+    h, w = image.shape
+    if h == w:
+        return
+    yield (blur(image.reshape(w, h).T), "the tile was loaded from in[x * height + y] (the column "
+           "times height, plus the row): that reads the image as if it were stored column after "
+           "column, so every element of the tile holds another pixel", "the image is stored row "
+           "after row: pixel (x, y) is at y * width + x, so load in[clamp_index(y0 + ty, height) "
+           "* width + clamp_index(x0 + tx, width)]")

@@ -159,6 +159,12 @@ WRONG = {
     "clamp_bounds_swapped": ([("min(max(i, 0), n - 1)", "min(max(i, n - 1), 0)")],
                              ["the image's first pixel (x=0, y=0)", "clamp_index returned 0 for every index",
                               "Hint: clamp i up to 0 first, then down to n - 1: min(max(i, 0), n - 1)"]),
+    # blind audit AT (was '3465 of 3465 pixels are wrong ... Hint: compare your kernel with the
+    # TODOs ...'): the row and the column swapped in the load's flat index, the image read transposed
+    "load_rows_cols_swapped": ([(LOAD, "in[clamp_index(x0 + tx, width) * height + clamp_index(y0 + ty, height)]")],
+                               ["the tile was loaded from in[x * height + y]", "column after column",
+                                "Hint: the image is stored row after row: pixel (x, y) is at y * width + x",
+                                "in[clamp_index(y0 + ty, height) * width + clamp_index(x0 + tx, width)]"]),
     "loaded_with_rows_of_height": ([("clamp_index(y0 + ty, height) * width", "clamp_index(y0 + ty, height) * height")],
                                    ["the tile was loaded with rows of height pixels",
                                     "clamp_index(y0 + ty, height) * width"]),
