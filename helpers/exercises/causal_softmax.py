@@ -24,11 +24,12 @@ from helpers.exercises.causal_softmax_lanes import sum_of_every_lane
 from helpers.exercises.causal_softmax_last import nothing_masked
 from helpers.exercises.causal_softmax_maxima import lanes_maxima
 from helpers.exercises.causal_softmax_rows import (lanes_alike, written_past_the_last_row,
-                                                   max_by_fminf, max_subtracted_reversed, refine,
+                                                   max_by_fminf, max_subtracted_reversed,
                                                    rows_misread, sum_before_the_max,
                                                    sum_maxed, sum_of_exp_less_max,
                                                    sum_shuffles_cut_short,
                                                    sum_shuffles_started_late, sum_stepped_by_one)
+from helpers.exercises.causal_softmax_shuffles import refine
 from helpers.exercises.common import Input, Output
 from helpers.exercises.hidden import awkward, pick
 from helpers.exercises.kernel import KernelExercise, Launch

@@ -1,9 +1,9 @@
 """Models of the causal softmax's rows read from the wrong place of x, of a warp_sum whose loop
 stopped before its last shuffles, and of a sum taken before the lanes' maxima were combined
-(``helpers.exercises.causal_softmax``); the hints for a crash in a shuffle (``refine``); the
-row guard that lets row == rows through (``written_past_the_last_row``); a max's loop by fminf
-(``max_by_fminf``); exp(m - x), the max subtracted the wrong way round
-(``max_subtracted_reversed``)."""
+(``helpers.exercises.causal_softmax``); the row guard that lets row == rows through
+(``written_past_the_last_row``); a max's loop by fminf (``max_by_fminf``); exp(m - x), the max
+subtracted the wrong way round (``max_subtracted_reversed``). The hints for a crash in a shuffle
+are in ``causal_softmax_shuffles``."""
 
 from __future__ import annotations
 
@@ -37,43 +37,6 @@ def max_subtracted_reversed(x, got):
            "overflows a float (NaN or inf in the rows whose scores are about 100 and a 0)",
            "exp(x - m), the score minus the max, in the sum and in the store: "
            "__expf(__half2float(in[c]) - m), at most exp(0) = 1")
-
-
-def refine(failure):
-    """The hint for lanes that reach a warp function different numbers of times, or that left
-    before it (``lanes_without_a_column_left``)."""
-    if failure.kind == "warp mask" and getattr(failure.error, "rule", None) == \
-            "lanes never arrive":
-        yield from lanes_without_a_column_left(failure)
-        yield ("warp_max and warp_sum shuffle among all 32 lanes, so every lane must call each "
-               "of them once, together: call them after the lane's loop over its columns, not "
-               "inside it (a lane with fewer columns, or none, runs fewer turns) and not inside "
-               "an if: m = warp_max(m); after the max's loop, sum = warp_sum(sum); after the "
-               "sum's")
-
-
-def lanes_without_a_column_left(failure):
-    """A shuffle's crash where the threads left in the block (the error's ``waiting``, no
-    barrier) are exactly lanes 0 to last = min(row, cols - 1) of each warp with a row: the lanes
-    with no visible column returned (if (lane > last) return;) before the shuffles."""
-    err, launch, block = failure.error, failure.launch, failure.block
-    if launch is None or not block or err.barrier is not None or not err.block:
-        return
-    rows, cols, warps = int(launch.args[2]), int(launch.args[3]), int(np.prod(block)) // 32
-    first = err.block[0] * warps
-    lasts = [min(first + w, cols - 1) for w in range(warps) if first + w < rows]
-    if min(lasts, default=31) >= 31 or tuple(getattr(err, "waiting", None) or ()) != tuple(
-            32 * w + lane for w, last in enumerate(lasts) for lane in range(last + 1)):
-        return
-    shown = ", ".join(f"row {first + w}'s lane{f's 0 to {last}' if last else ' 0'}"
-                      for w, last in enumerate(lasts))
-    yield (f"only lanes 0 to last = min(row, cols - 1) of each warp came to the shuffles (in "
-           f"block {err.block[0]}: {shown}): the other lanes, with no visible column, had returned, "
-           "so the shuffles' mask 0xffffffff names lanes that never came, and those lanes never "
-           "wrote the 0s of their masked columns", "a lane with no visible column stays: its "
-           "loops run no turn, so it brings m = -INFINITY to warp_max and sum = 0 to warp_sum, "
-           "and it writes the 0s of its masked columns; only a whole warp may return: if (row >= "
-           "rows) return;")
 
 
 def row_start_without_cols(x, got):

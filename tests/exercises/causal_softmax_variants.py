@@ -1,6 +1,6 @@
 """The causal_softmax variants for tests/exercises/test_causal_softmax.py whose sum's loop is
-stepped wrongly: by c++ from the lane, or over the whole row in every lane; and whose warp_max's
-butterfly starts late (name, the solution with the mistake in it, the words that the NOT YET
+stepped wrongly: by c++ from the lane, or over the whole row in every lane; whose warp_max's
+butterfly starts late; and whose row comes from the lane, not the warp (name, the solution with the mistake in it, the words that the NOT YET
 line must contain), as its WRONG list holds."""
 
 from kernel_sources import solution, variant
@@ -40,4 +40,20 @@ MAX_SHUFFLES = [
       "each lane's max holds only 16 of the warp's 32 lanes (lanes 0 to 15 or 16 to 31, its "
       "own half)", "warp_max's loop started at offset 8: its shuffle at offset 16",
       "Hint: warp_max's loop starts at offset 16", "for (int offset = 16; offset > 0; offset /= 2)"]),
+]
+
+ROWS = [
+    # blind audit AT (was 'the kernel crashed: ... called a warp function whose mask names lanes
+    # that never call it ... Hint: ... call them after the lane's loop over its columns, not inside
+    # it ... and not inside an if', calls it does not have): the row from threadIdx.x % 32, the
+    # lane, where threadIdx.x / 32, the warp, belongs
+    ("row_from_the_lane",
+     variant(KERNEL, ("int row = blockIdx.x * (blockDim.x / 32) + threadIdx.x / 32;",
+                      "int row = blockIdx.x * blockDim.x / 32 + threadIdx.x % 32;")),
+     ["the row came from the lane, threadIdx.x % 32, not the warp, threadIdx.x / 32",
+      "the 32 lanes of each warp took 32 different rows",
+      "in block 0, lanes 0 to 12 of each of its 2 warps took rows 0 to 12",
+      "lanes 13 to 31 (rows 13 to 31, past the last row 12) had returned before the shuffles",
+      "Hint: all 32 lanes of a warp share its row, and a block holds blockDim.x / 32 warps, one a "
+      "row: row = blockIdx.x * (blockDim.x / 32) + threadIdx.x / 32"]),
 ]

@@ -7,7 +7,7 @@ import re
 
 import pytest
 
-from causal_softmax_variants import MAX_SHUFFLES, SUM_STEPS
+from causal_softmax_variants import MAX_SHUFFLES, ROWS, SUM_STEPS
 from kernel_sources import (assert_mistake_named, compile_variant_pairs, simulator_only, solution,
                             variant)
 
@@ -323,6 +323,7 @@ WRONG = [
       "sum += __expf(__half2float(in[c]) - m)"]),
     *SUM_STEPS,
     *MAX_SHUFFLES,
+    *ROWS,
 ]
 
 # Right, though not as the solution does it: the warp's max with __shfl_down_sync, then lane 0's
@@ -377,6 +378,8 @@ SIMULATOR_ONLY = {"warp_max_in_the_loop": "a shuffle whose mask names lanes that
                   "row_offset_twice": "it reads past the end of x, garbage on a GPU",
                   "lane_without_a_column_returns": "a shuffle whose mask names lanes that have "
                                                    "returned: undefined on a GPU",
+                  "row_from_the_lane": "a shuffle whose mask names lanes that have returned: "
+                                       "undefined on a GPU",
                   "stored_rows_apart": "its rows overlap in y: which row's store lands last is a "
                                        "race on a GPU"}
 
