@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import re
 
-from helpers.exercises import device_code, fragment_types, math_calls, unknown_bound, warp_reduce
+from helpers.exercises import (device_code, extern_c, fragment_types, math_calls, unknown_bound,
+                               warp_reduce)
 from helpers.exercises.diagnostic_words import a as _a, where as _where
 from helpers.exercises.verdict import COMPILE_HINT, Verdict, first_error, not_yet, shown
 
@@ -24,8 +25,7 @@ HOST_CALLS = {
         "so far); a kernel cannot call it", "inside a kernel the threads of a block wait for "
         "each other at __syncthreads();"),
 }
-"""The CUDA runtime's host calls that a kernel may mean as something of its own: (why not, the
-device's own)."""
+"""Host calls of CUDA's runtime that a kernel may mean as its own: (why not, the device's own)."""
 
 
 def diagnosed(err, path: str, no_extern_c: bool) -> tuple:
@@ -395,6 +395,6 @@ def _refused(records, path, source):
     return warp_reduce.refused(records[0], path) or fragment_types.refused(records, path, source)
 
 
-_ALL_RULES = {"refused by a header": _refused}
+_ALL_RULES = {"refused by a header": _refused, "C linkage": extern_c.refused}
 """The rule for a kind whose first record is read with the others (each fragment refused):
 ``(records, path, source)`` to (problem, hint), or None for the plain verdict."""

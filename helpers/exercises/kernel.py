@@ -27,7 +27,7 @@ import itertools
 import numpy as np
 
 from helpers import course
-from helpers.exercises import compile_errors, failure, held, origin, unset as unset_reads
+from helpers.exercises import compile_errors, extern_c, failure, held, origin, unset as unset_reads
 from helpers.exercises import hidden as hidden_cases
 from helpers.exercises.common import (Input, Output, device_arguments, failed, launch_failure,
                                       named_arrays, time_limit)
@@ -117,12 +117,11 @@ class KernelExercise:
     load's or store's right form), after ``refine``'s and before the general one. ``where(case)``
     describes the case for the verdict (by default ``case.where()``); ``success`` is the PASS
     text. ``draw(rng)`` gives the hidden cases, in the form of ``cases``, that a seed adds
-    (``helpers.exercises.hidden``). ``no_extern_c``: the stub includes a C++ header
-    (cuda_fp16.h, mma.h) and declares its kernel ``extern "C"`` itself, so SourceModule must not
-    wrap it in ``extern "C" { }`` (notebook 01). A kernel that passed but reads a local before
-    anything is stored in it is NOT YET (``helpers.exercises.unset``; ``unset``: its words;
-    ``compared``: its own words for two comparisons written as one, or a ! on a comparison's
-    left side).
+    (``helpers.exercises.hidden``). ``no_extern_c``: the stub is C++ (mma.h) with its kernel
+    ``extern "C"``, never wrapped in ``extern "C" { }`` (``helpers.exercises.extern_c``). A kernel
+    that passed but reads a local before anything is stored in it is NOT YET
+    (``helpers.exercises.unset``; ``unset``: its words; ``compared``: its own words for two
+    comparisons written as one, or a ! on a comparison's left side).
 
     ``fast(kernel)``, for a chapter about speed, rates a kernel that passed: a generator that
     yields ``(what is missing, hint)`` when the kernel misses the chapter's target (the PASS
@@ -332,17 +331,18 @@ class KernelExercise:
                            f"\"{self.stub}\"; restore the stub with "
                            "helpers.exercises.reset(...) if it is gone")
         source = file.read_text(errors="replace")
+        unwrapped = extern_c.as_it_stands(source, self.no_extern_c)
         try:
-            module = compile_cu(path, no_extern_c=self.no_extern_c)
+            module = compile_cu(path, no_extern_c=unwrapped)
         except drv.CompileError as err:
             output = compiler_output(err, drv.CompileError)
             print(output)
-            found = compile_errors.diagnosed(err, path, self.no_extern_c)
+            found = compile_errors.diagnosed(err, path, unwrapped)
             return compile_errors.verdict(path, output, found, source)
         try:
             kernel = module.get_function(self.kernel)
         except drv.LogicError as err:
-            linkage = 'extern "C" ' if self.no_extern_c else ""
+            linkage = 'extern "C" ' if unwrapped else ""
             return not_yet(f"{path} has no kernel called {self.kernel} ({err})",
                            f"keep the signature given in the file: {linkage}__global__ void "
                            f"{self.kernel}({self.signature})")
@@ -351,9 +351,9 @@ class KernelExercise:
             return not_yet(*mistake)
         if not self.simulated or BACKEND == "simulator":
             return kernel
-        return self._simulated_twin(path, kernel)
+        return self._simulated_twin(path, kernel, unwrapped)
 
-    def _simulated_twin(self, path, kernel):
+    def _simulated_twin(self, path, kernel, unwrapped):
         """``Kernels`` of ``kernel`` and the same file compiled by the simulator, or the verdict
         that says why the simulator has none."""
         from helpers.backend import read_cu
@@ -361,7 +361,7 @@ class KernelExercise:
         from helpers.sim.compiler import SourceModule
 
         try:
-            return Kernels(kernel, SourceModule(read_cu(path), no_extern_c=self.no_extern_c)
+            return Kernels(kernel, SourceModule(read_cu(path), no_extern_c=unwrapped)
                            .get_function(self.kernel))
         except (driver.CompileError, driver.LogicError) as err:
             output = compiler_output(err, driver.CompileError)

@@ -11,7 +11,8 @@
   device code may call; `math_arguments`: a math function on types CUDA's device code has no
   version for (sqrt of an int), refused as nvcc refuses it; `device_rules`: a call of a function
   declared without __device__, a kernel called, a host variable, a __shared__ initializer,
-  refused as by nvcc; `standard_library`: what of the C++ standard library device code may use
+  refused as by nvcc; `standard_library`: what of the C++ standard library device code may use;
+  `linkage`: C++ (a template, cooperative_groups.h) inside SourceModule's extern "C" { }
 - `warned`: what g++ warned about the learner's code, as records kept in the library
 - `diagnosed`: g++'s errors about the learner's file, as records (`CompileError.diagnostics`)
 - `sites`: where the learner's loads and stores are, in an instrumented build

@@ -25,18 +25,18 @@ fields each fills:
 - POWER, "a power in another notation": Python's ``x ** 2``, which C reads as x * (*2), or math's
   ``x ^ 2`` on a float (C's ^ is exclusive or): ``names`` the operator, ``operands`` (x, 2);
 - REFUSED, "refused by a header": a ``static_assert`` of a header the simulator gives (mma.h's
-  shapes and types CUDA lacks), at the learner's line that instantiated it: ``names`` the
-  template (``fragment``, ``load_matrix_sync``), ``types`` its arguments as g++ gives them,
-  namespaces left out (a class's, ``("matrix_a", "16", "16", "16", "float", "row_major")``; a
-  function's, those its ``[with ...]`` binds, in order), ``expression`` the learner's name or
-  call at the column (``fa``);
+  shapes and types CUDA lacks), at the learner's line that instantiated it: ``names`` the template
+  (``fragment``, ``load_matrix_sync``), ``types`` its arguments as g++ gives them, namespaces left
+  out (a class's, ``("matrix_a", "16", "16", "16", "float", "row_major")``; a function's, those its
+  ``[with ...]`` binds, in order), ``expression`` the name or call at the column (``fa``);
 - MATH_ARGUMENT: a math function on types device code has no version for (sqrt of an int;
   math_arguments.MathArgumentError carries it): ``names`` the function, ``types`` the arguments';
 - HOST_FUNCTION, HOST_LIBRARY, KERNEL_CALLED, HOST_VARIABLE, SHARED_INITIALIZER, EXCEPTION,
   THREAD_LOCAL (device_rules): ``names`` what was called, read, set, used or declared, then by
   whom; KERNEL_RETURNS: the kernel, its return type; DYNAMIC_INIT: the variable, the function its
   initializer calls; QUALIFIERS: the kernel, then __host__ or __device__, said with __global__;
-- VLA, a local array sized at run time (``names``: the array); OTHER: any other (its place).
+- VLA, a local array sized at run time (``names``: the array); OTHER: any other (its place);
+- C_LINKAGE, C++ in SourceModule's extern "C" (linkage.py): ``names`` its header, or what it is.
 An error g++ places in a macro of the prelude's (``int i = threadIdx;``: the conversion is in
 ``threadIdx``'s expansion) is read at the learner's line that used the macro, with the macro's
 name as its ``expression`` where its kind fills none.
@@ -49,7 +49,7 @@ import re
 from .source import in_prelude, numbered_lines
 from ..errors import CompileError
 
-SUBSCRIPT, INDEX = "subscript of a non-array", "index not an integer"
+SUBSCRIPT, INDEX, C_LINKAGE = "subscript of a non-array", "index not an integer", "C linkage"
 CONTINUE, BREAK, UNDECLARED = "continue outside a loop", "break outside a loop", "undeclared"
 NO_MEMBER, CONVERSION, POWER = "no member", "no conversion", "a power in another notation"
 CONDITIONAL, READ_ONLY, EXPECTED = "mismatched types in ?:", "store into read-only", "expected"
@@ -77,8 +77,8 @@ class Diagnostic:
     position: int = 0
 
 
-_ERROR = re.compile(r"^(?P<file>[^:\n]+):(?P<line>\d+):(?:(?P<column>\d+):)? (?:fatal )?error: "
-                    r"(?P<text>.*)$", re.M)
+ERROR_LINE = re.compile(r"^(?P<file>[^:\n]+):(?P<line>\d+):(?:(?P<column>\d+):)? (?:fatal )?error: "
+                        r"(?P<text>.*)$", re.M)
 _Q = r"[‘'`\"](?P<{}>[^’'\"]*?)[’'\"](?: \{{aka [‘'][^’']*[’']\}})?"  # a quoted name or type
 
 
@@ -115,7 +115,7 @@ def diagnostics(stderr, source=""):
     the learner's expressions."""
     lines = {(file, number): text for file, number, text in numbered_lines(source)}
     found = []
-    for error in _ERROR.finditer(stderr or ""):
+    for error in ERROR_LINE.finditer(stderr or ""):
         file, number = error.group("file"), int(error.group("line"))
         if in_prelude(file):
             found.extend(_refused(stderr, error, lines) or _expanded(stderr, error, lines))
@@ -168,7 +168,7 @@ def _expanded(stderr, error, lines):
     at the learner's line that used the macro, which g++ names in a note after it: ``expression``
     the macro's name where its kind fills no other; [] where no note names the learner's file."""
     after = stderr[error.end():]
-    following = _ERROR.search(after)
+    following = ERROR_LINE.search(after)
     notes = [m for m in _EXPANDED.finditer(after[:following.start() if following else None])
              if not in_prelude(m.group("file"))]
     if not notes:

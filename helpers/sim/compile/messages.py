@@ -10,9 +10,9 @@ import os
 import re
 
 from . import capabilities, math_arguments, not_simulated, warned
-from .source import INCLUDE_DIR, in_prelude as _in_prelude
-from ..errors import (CompileError, ExternCError, HostFunctionError, NeedsNewerGPUError,
-                      NotSimulatedError)
+from .linkage import c_linkage_error
+from .source import in_prelude as _in_prelude
+from ..errors import CompileError, HostFunctionError, NeedsNewerGPUError, NotSimulatedError
 from ..settings import settings
 
 # Host functions in device code (include/sim_host_only.h): advice by the function's group.
@@ -81,7 +81,7 @@ def compile_error(what, stderr):
     newer = needs_newer_gpu_error(what, stderr)
     if newer is not None:
         return newer
-    linkage = _c_linkage_error(what, stderr)
+    linkage = c_linkage_error(what, stderr)
     if linkage is not None:
         return linkage
     msg = f"simulator compilation of {what} failed"
@@ -208,29 +208,6 @@ def _newer_fragment_error(what, stderr):
         f"#if __CUDA_ARCH__ >= {capabilities.arch(needs)}, with another way (or __trap()) in an "
         "#else for older ones, and launch it only on a GPU that has it "
         "(helpers.capability.has_compute_capability).", function, needs, device, file, line)
-
-
-_INCLUDED_FROM = re.compile(r"^In file included from (?P<file>[^:\n]+):(?P<line>\d+)", re.M)
-
-
-def _c_linkage_error(what, stderr):
-    """A C++ header that the simulator gives (cooperative_groups.h: templates) included inside
-    the extern "C" { } that SourceModule wraps around the source, or None when the error is
-    another. nvcc refuses it too; the cure is PyCUDA's own."""
-    error = next((m for m in _ERROR_LINE.finditer(stderr) if _in_prelude(m.group("file"))
-                  and m.group("text").startswith("template with C linkage")), None)
-    if error is None:
-        return None
-    header = os.path.relpath(error.group("file"), INCLUDE_DIR)
-    where = next((m for m in _INCLUDED_FROM.finditer(stderr) if not _in_prelude(m.group("file"))), None)
-    file, line = (where.group("file"), int(where.group("line"))) if where else (None, None)
-    place = f"{file}:{line}: " if where else ""
-    return ExternCError(
-        f"simulator compilation of {what} failed\n{place}error: {header} is C++ (it declares "
-        "templates), and SourceModule puts the whole source inside extern \"C\" { } (nvcc: this "
-        "declaration may not have extern \"C\" linkage).\nnote: pass no_extern_c=True to "
-        "SourceModule, and write extern \"C\" before each __global__ function so that "
-        "get_function still finds it by its name.", header, file, line)
 
 
 _EXPANSION = re.compile(r"^(?P<file>[^:\n]+):(?P<line>\d+):(?:\d+:)? note: in expansion of macro", re.M)
