@@ -22,7 +22,7 @@ from helpers.exercises.depth_range_models import (STORED_BACK_HINT, block_0_only
                                                   guard_lets_n_through, holes_only,
                                                   one_atomic_a_depth, pointer_tested, rescaled,
                                                   reset_in_kernel, result_stored_back,
-                                                  signed_short, stored_back)
+                                                  signed_short, stored_back, warp_lanes_missed)
 from helpers.exercises.hidden import awkward, pick
 from helpers.exercises.kernel import KernelExercise, Launch
 from helpers.exercises.microscope import accesses_of, observe, observed_mistakes
@@ -219,6 +219,8 @@ def _mistakes(case, run):
     yield from rescaled(case, depth, [near, far], want)
     yield from first_threads_only(case, depth, [near, far], want)
     yield from block_lost_with_thread_0(case, depth, [near, far], want)
+    yield from warp_lanes_missed(case, depth, [near, far], want,
+                                 lambda **kw: _run(run.kernel, dict(case, **kw)))
     if [near, far] == _range(depth[1:]):
         yield ("the range is that of pixels 1 to n - 1: pixel 0 was not looked at",
                "i is one too many: i = blockIdx.x * blockDim.x + threadIdx.x, no + 1 (thread 0 "

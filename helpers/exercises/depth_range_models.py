@@ -318,3 +318,54 @@ def block_lost_with_thread_0(case, depth, got, want):
            "unsigned int d = i < n ? depth[i] : 0; if (d != 0) { atomicMin(&lo, d); "
            "atomicMax(&hi, d); } then __syncthreads(); and thread 0's atomicMin(&range[0], lo) "
            "and atomicMax(&range[1], hi)")
+
+
+WARP = 32
+SHUFFLES = (  # (a warp's shuffle offsets that miss lanes, how they went wrong)
+    ((8, 4, 2, 1), "started at offset 8"), ((4, 2, 1), "started at offset 4"),
+    ((2, 1), "started at offset 2"), ((16, 8, 4, 2), "stopped before offset 1"))
+
+
+def lanes_combined(offsets):
+    """The lanes whose values reach lane 0 through shuffles at ``offsets`` (powers of 2, xor or
+    down): the sums of their subsets."""
+    lanes = {0}
+    for offset in offsets:
+        lanes |= {lane + offset for lane in lanes}
+    return sorted(lanes)
+
+
+def warp_lanes_missed(case, depth, got, want, again):
+    """Each warp's nearest and farthest combined with shuffles that miss lanes (started at offset
+    8, or stopped before 1) before lane 0's atomics: the range of those lanes' pixels only; the
+    same image with its nearest at a pixel of a lane missed (``again(nearest=...)``, a ``Run`` or
+    None) misses it too."""
+    lane = np.arange(depth.size) % case["block"] % WARP
+
+    def ends(image, kept):
+        measured = image[kept & (image > 0)]
+        return [int(measured.min()), int(measured.max())] if measured.size else None
+
+    for offsets, how in SHUFFLES:
+        lanes = lanes_combined(offsets)
+        kept = np.isin(lane, lanes)
+        if got == want or got != ends(depth, kept):
+            continue
+        pixel = int(np.flatnonzero(~kept[:-1])[-1])   # not the last: a guard's slip
+        rerun = again(nearest=pixel)
+        if rerun is None or rerun.out.got.tolist() != ends(rerun.model, kept):
+            continue
+        last = lanes[-1]
+        shown, missed, pixels = (
+            (f"lanes 0 to {last}", f"lanes {last + 1} to {WARP - 1}'s",
+             ", ".join(f"{w * WARP} to {w * WARP + last}" for w in range(3)))
+            if len(lanes) == last + 1 else ("the even lanes", "the odd lanes'", "0, 2, 4"))
+        yield (f"range is {{{got[0]}, {got[1]}}}, expected {{{want[0]}, {want[1]}}}: the range "
+               f"of {shown} of each warp only (pixels {pixels}, ...): the warp's shuffles "
+               f"{how} (offsets {', '.join(map(str, offsets))}), so lane 0 combined the depths "
+               f"of {shown} alone, and {missed} depths never reached its atomicMin and atomicMax "
+               f"(the same image with its nearest at pixel {pixel}, lane {lane[pixel]}, misses it "
+               "too)", "start the shuffles at half the warp, 16, and halve down to 1: for (int "
+               "offset = 16; offset > 0; offset /= 2): offsets 16, 8, 4, 2, 1 bring all 32 "
+               "lanes' depths to lane 0")
+        return

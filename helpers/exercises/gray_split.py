@@ -22,6 +22,7 @@ from helpers.exercises.gray_split_models import (bounds_left_over, floored_share
                                                  shape_unpacked_swapped, stored_at_index,
                                                  wrong_type)
 from helpers.exercises.gray_split_order import freed_while_running
+from helpers.exercises.gray_split_queued import arrived_after_return, at_return
 from helpers.exercises.gray_split_shares import divided_first
 from helpers.exercises.function import (LaunchOrder, check_function, context_mistakes,
                                         context_stack, copies_to_host, run_catching,
@@ -114,14 +115,19 @@ def _mistakes(fn, contexts, functions, case):
     count, height, width = case
     images = np.random.default_rng(count * 1000 + width).integers(
         0, 256, (count, height, width, 3), dtype=np.uint8)
-    launches, reads, freed, n = [], [], [], len(functions)
+    launches, reads, freed, n, returned = [], [], [], len(functions), []
     before = context_stack()
     with copies_to_host() as copied:
         order = None if copied is None else LaunchOrder(copied)
         kernels = [device_kernel(k, function, launches, order, reads, freed)
                    for k, function in enumerate(functions)]
+        def call():  # the result as returned kept, then every device's queued work waited for
+            result = fn(images.copy(), list(contexts), kernels)
+            returned.append(at_return(result, contexts))
+            return result
+
         raised, result = run_catching(
-            lambda: fn(images.copy(), list(contexts), kernels), "replace the TODOs with your code",
+            call, "replace the TODOs with your code",
             [(ValueError, lambda _: _shaped_like_rgb(fn, launches)),
              (ValueError, lambda _: last_output_read(reads, launches, count, n)),
              (ValueError, lambda err: bounds_left_over(fn, err, reads, launches, count, n)),
@@ -138,6 +144,7 @@ def _mistakes(fn, contexts, functions, case):
         yield raised
         return
     yield from context_mistakes(before, after, USING_HINT)
+    yield from arrived_after_return(returned[0], result)
     wrong = list(_wrong_result(result, images, fn))
     if not wrong:
         yield from _idle_devices(launches, len(functions), count, height, fn)

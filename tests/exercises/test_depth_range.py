@@ -17,6 +17,16 @@ STUB = (ROOT / "cuda_src" / "exercises" / "depth_range.cu").read_text()
 HOLE = "    if (d == 0)\n        return;\n"
 ATOMICS = "    atomicMin(&range[0], d);\n    atomicMax(&range[1], d);\n"
 
+BODY = ("    if (i >= n)\n        return;\n    unsigned int d = depth[i];\n" + HOLE + ATOMICS)
+# each warp's nearest and farthest combined with shuffles, then lane 0's atomics
+WARP_MIN_MAX = ("    unsigned int lo = 0xffffffffu, hi = 0u;\n    if (i < n) {{\n"
+                "        unsigned int d = depth[i];\n        if (d != 0) {{ lo = d; hi = d; }}\n"
+                "    }}\n    for (int off = {first}; off > 0; off >>= 1) {{\n"
+                "        lo = min(lo, __shfl_xor_sync(0xffffffffu, lo, off));\n"
+                "        hi = max(hi, __shfl_xor_sync(0xffffffffu, hi, off));\n    }}\n"
+                "    if ((threadIdx.x & 31) == 0 && hi != 0) {{\n"
+                "        atomicMin(&range[0], lo);\n        atomicMax(&range[1], hi);\n    }}\n")
+
 # name: (replacements in the solution, words of the verdict's problem, words of its hint)
 WRONG = {
     "holes_counted": ([(HOLE, "")], "the nearest depth came out 0", "return when d == 0"),
@@ -166,6 +176,15 @@ WRONG = {
                                "b * 8 (gridDim.x, the number of blocks), not b * 128 (blockDim.x",
                                "(gridDim.x is how many blocks there are): i = blockIdx.x * "
                                "blockDim.x + threadIdx.x"),
+    # blind audit AU (was 'range is {250, 7998}, expected {250, 9000}, and the race check finds
+    # no race: not every pixel was looked at, or a depth went to the other end ... Hint: thread i =
+    # ... looks at depth[i], then atomicMin ...'): a warp's min and max combined by shuffles
+    # started at offset 8, so lane 0's atomics never saw lanes 16 to 31
+    "warp_shuffles_from_offset_8": ([(BODY, WARP_MIN_MAX.format(first=8))],
+                                    "the range of lanes 0 to 15 of each warp only (pixels 0 to "
+                                    "15, 32 to 47, 64 to 79, ...): the warp's shuffles started at "
+                                    "offset 8",
+                                    "start the shuffles at half the warp, 16"),
     "compare_and_store": ([(ATOMICS, "    if (d < range[0]) range[0] = d;\n"
                                      "    if (d > range[1]) range[1] = d;\n")],
                           ("race", "depths were lost"), "atomicMin(&range[0], d)"),
@@ -254,6 +273,8 @@ RIGHT = {
          "    if (d != 0) { atomicMin(&lo, d); atomicMax(&hi, d); }\n    __syncthreads();\n"
          "    if (threadIdx.x == 0) {\n        atomicMin(&range[0], lo);\n"
          "        atomicMax(&range[1], hi);\n    }\n")],
+    # the fix the verdict of shuffles started at offset 8 gives (blind audit AU)
+    "warp_min_max_by_shuffles": [(BODY, WARP_MIN_MAX.format(first=16))],
     "grid_stride_loop": [("    int i = blockIdx.x * blockDim.x + threadIdx.x;\n    if (i >= n)\n"
                           "        return;\n    unsigned int d = depth[i];\n" + HOLE + ATOMICS,
                           "    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n;\n"
