@@ -18,6 +18,7 @@ import numpy as np
 
 from helpers.exercises import attention_tiles_models as models
 from helpers.exercises import near
+from helpers.exercises.attention_tiles_exps import base_2
 from helpers.exercises.attention_tiles_staging import staged_past_n
 from helpers.exercises.attention_tiles_tile_count import walked_too_few
 from helpers.exercises.common import Input, Output
@@ -226,6 +227,7 @@ def _walks(n, q, k, v, kernels):
     yield ((q, k, v), dict(update_m=False), "o is the value of the last key: m was never set to "
            "m_new, so each key's rescale exp(m - m_new) was 0", "after l and acc: m = m_new")
     yield from models.scales((q, k, v), kernels)
+    yield from base_2((q, k, v), kernels)
     yield ((q, k, v), dict(divide=False), "o is acc, not acc / l: the sum of the weights was not "
            "divided out", "write acc[c] / l")
     yield from _divided_by_the_max((q, k, v))

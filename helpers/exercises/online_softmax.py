@@ -26,6 +26,7 @@ from helpers.exercises.online_softmax_models import (block_not_times_warps, firs
                                                      rescales, row_0_everywhere,
                                                      shuffled_from_lane_offset,
                                                      stored_at_the_block)
+from helpers.exercises.online_softmax_lane_0 import lane_0_merged_nothing
 from helpers.exercises.online_softmax_loops import (endless_merge, one_past_the_row,
                                                     steps_by_the_block, steps_short_of_the_warp)
 
@@ -217,6 +218,7 @@ def _mistakes(case, run):
         yield from outputs_swapped(m, sums, want_m, want_l)
         yield from row_0_everywhere(m, sums, want_m, want_l)
         yield from missing_offset(x, m, sums, want_m, want_l)
+        yield from lane_0_merged_nothing(run.kernel, x, m, sums)
         yield from shuffled_from_lane_offset(x, m, sums, want_m, want_l)
         yield from steps_by_the_block(case, x, m, sums)
         yield from one_past_the_row(x, m, sums)

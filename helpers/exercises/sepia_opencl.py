@@ -23,7 +23,7 @@ from helpers.exercises.sepia import CASES
 from helpers.exercises.sepia_guard import read_before_the_guard
 from helpers.exercises.sepia_models import CHANNEL_NAMES, ROUNDING_SLACK, four_bytes_a_pixel
 from helpers.exercises.sepia_opencl_offset import row_not_tripled
-from helpers.exercises.sepia_opencl_vload import vload_offset_in_bytes
+from helpers.exercises.sepia_opencl_vload import vector_offsets_in_bytes, vload_offset_in_bytes
 from helpers.exercises.verdict import listed
 
 INDEX_HINT = ("x = get_global_id(0) (the column), y = get_global_id(1) (the row), pixel "
@@ -60,6 +60,7 @@ def _mistakes(case, run, reports):
     # the index multiplied by 3 twice: every third pixel right, the rest past the end (before
     # Oclgrind's reports of the reads past rgb, which name only their line)
     code = kernel_code(run.kernel)
+    yield from vector_offsets_in_bytes(run.model, run.out, code)  # the same, from vload3, vstore3
     yield from sepia._tripled(run.model, run.out, "work-item")
     yield from _uchar3_buffers(run.model, run.out, code)  # the same stride, from uchar3 *
     yield from four_bytes_a_pixel(run.model, run.out, "work-item")  # RGBA's stride, reads past rgb

@@ -1,13 +1,35 @@
 """The online_softmax variants for tests/exercises/test_online_softmax.py whose merge rescales
-each sum by the other's factor, or whose column loop steps by less than the warp's 32 lanes
-(name, the solution with the mistake in it, the words that the NOT YET line must contain), as
-its WRONG list holds."""
+each sum by the other's factor, leaves lane 0 its own max or its own pair, or whose column loop
+steps by less than the warp's 32 lanes (name, the solution with the mistake in it, the words that
+the NOT YET line must contain), as its WRONG list holds."""
 
 from kernel_sources import solution, variant
 
+from helpers.backend import BACKEND
+
 KERNEL = solution("online_softmax.cu")
+MERGE = ("        float m_new = fmaxf(m, m2);\n"
+         "        l = (m == -INFINITY ? 0.0f : l * __expf(m - m_new))\n"
+         "            + (m2 == -INFINITY ? 0.0f : l2 * __expf(m2 - m_new));\n")
+SHFL_UP = [("for (int offset = 16; offset > 0; offset /= 2)",
+            "for (int offset = 1; offset < 32; offset *= 2)")] + [
+    (f"__shfl_xor_sync(0xffffffffu, {v}, offset)", f"__shfl_up_sync(0xffffffffu, {v}, offset)")
+    for v in "ml"] + [(MERGE + "        m = m_new;\n", "        if (lane >= offset) {\n"
+                       + MERGE.replace("        ", "            ") + "            m = m_new;\n"
+                       "        }\n")]
 
 MERGES_AND_STEPS = [
+    ("max_not_merged", variant(KERNEL, (MERGE + "        m = m_new;\n", MERGE)),
+     ["row_max is lane 0's own max", "m = fmaxf(m, m2)"]),
+    # blind audit AU (was "row_max is lane 0's own max, not the row's ... Hint: merge the lanes'
+    # maxes too: m = fmaxf(m, m2)", which the kernel does): the merge by __shfl_up_sync, a scan,
+    # which hands lane 0 no other lane's pair (the simulator alone reads the kernel's text)
+    ("merge_by_shfl_up", variant(KERNEL, *SHFL_UP),
+     ["row_max and row_sum are lane 0's own pair, of its columns 0, 32, 64, ... alone",
+      "Hint: merge with the butterfly", "float m2 = __shfl_xor_sync(0xffffffffu, m, offset)"]
+     + (["the merge shuffles with __shfl_up_sync (line ", "which hands lane l the value of "
+         "lane l - offset: lane 0 has no lane below it, so it never received another lane's pair"]
+        if BACKEND == "simulator" else [])),
     # blind audit AS (was 'row_sum[0] = 6.95545, expected 4.63908 ... Hint: l is the sum of
     # exp(x - m) over the row, m the row's max', nothing on the merge): the two factors swapped
     ("merge_factors_swapped", variant(KERNEL, ("l * __expf(m - m_new))\n", "l * __expf(m2 - m_new))\n"),

@@ -140,8 +140,6 @@ WRONG = [
     ("merge_takes_the_min", variant(KERNEL, ("float m_new = fmaxf(m, m2);", "float m_new = fminf(m, m2);")),
      ["row_max[0] = 103.25, the smallest of the 32 lanes' maxes", "m_new = fminf(m, m2)",
       "Hint: the merged max is the larger of the two: float m_new = fmaxf(m, m2)"]),
-    ("max_not_merged", variant(KERNEL, (MERGE + "        m = m_new;\n", MERGE)),
-     ["row_max is lane 0's own max", "m = fmaxf(m, m2)"]),
     # blind audit AJ (was 'row_max[0] = 103.25, the max of only some of its columns ... Hint: each
     # lane walks c = lane, ...', the column walk blamed): the merge kept the partner's max, m = m2
     ("merge_keeps_the_partner_s_max", variant(KERNEL, (MERGE + "        m = m_new;\n",

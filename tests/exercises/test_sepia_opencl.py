@@ -251,16 +251,6 @@ WRONG = {
                                "if (x >= width || y >= height) (line 16)", "read before they return, "
                                "past the end of rgb, as far as rgb[7664] (rgb holds 5883 bytes",
                                "Hint: the guard must come before any access to memory")),
-    # blind audit AOB (was 'Oclgrind reported 1148 accesses outside a buffer ... Hint: x =
-    # get_global_id(0) (the column) ...', an index and a guard that were right): a vector load
-    # whose offset counts bytes, vload3(3 * i, rgb), where vload3 counts 3-byte vectors
-    "vload3_offset_counts_bytes": ([("float r = rgb[3 * i], g = rgb[3 * i + 1], b = rgb[3 * i + 2];",
-                                     "float3 p = convert_float3(vload3(3 * i, rgb));\n"
-                                     "    float r = p.x, g = p.y, b = p.z;")],
-                                   ("vload3(3 * i, rgb) (line 18) reads pixel 3 * i, bytes 9 * i "
-                                    "to 9 * i + 2", "vload3's offset counts 3-byte vectors, not "
-                                    "bytes", "Hint: vload3(i, rgb) reads rgb[3 * i] to rgb[3 * i "
-                                    "+ 2]")),
     # blind audit TTC-sepia_opencl-1 (was "2734 of 5883 values are wrong (the first: x = 0, y = 0,
     # red: got 161, expected 160 ...). Hint: pixel i's red, green and blue are at 3*i ...", the
     # rounding not named): convert_uchar_sat_rte, which rounds, of the sum + 0.5f
