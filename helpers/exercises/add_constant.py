@@ -18,6 +18,7 @@ import numpy as np
 from helpers.exercises import near
 from helpers.exercises.add_constant_shared import declared_shared
 from helpers.exercises.common import Input, Output
+from helpers.exercises.float_vectors import groups_without_tail
 from helpers.exercises.kernel import KernelExercise, Launch
 from helpers.exercises.microscope import kernel_words, source_line, thread_axes, written_twice
 from helpers.exercises.origin import Wrong
@@ -92,11 +93,7 @@ def _mistakes(case, run):
     if right.all():
         return
     yield from _shifted_down(n, run.out.ahead, written, right)
-    if written[:-1].all() and not written[-1]:
-        yield (f"only y[{n - 1}], the last element, was never written: a guard that stops one "
-               "short (i < blockDim.x - 1, or i < n - 1) leaves the last thread out",
-               "the block has exactly n threads, one for each element, and the last one writes "
-               "y[n - 1]: no guard is needed here (a guard would be i < n, not i < n - 1)")
+    yield from _the_last_left_out(run.kernel, n, written, right)
     if n > 1 and written[1:].all() and not written[0]:
         yield ("only y[0], the first element, was never written: a guard that is false for i = 0 "
                "(if (i), or i > 0) leaves thread 0 out; 0 counts as false in an if",
@@ -133,6 +130,21 @@ def _mistakes(case, run):
     yield Wrong(f"{int((~right).sum())} of {n} elements are wrong (the first is y[{first}] = "
                 f"{got[first]}, expected {want[first]})",
                 f"each thread computes y[i] = x[i] + c for its own i: {INDEX_HINT}", "y", first)
+
+
+def _the_last_left_out(kernels, n, written, right):
+    """The last elements never written, the others right: a float4 a thread (or a float2), whose
+    float4s cover only the first 4 * (n / 4) (``float_vectors``), or a guard one short."""
+    if (found := groups_without_tail(kernels, written & right, "y", "written")) is not None:
+        problem, name, width = found
+        yield problem, ("one element a thread here: the block has one thread for each element, "
+                        "so each thread reads and stores one float, y[i] = x[i] + c (a "
+                        f"{name} a thread needs n a multiple of {width}, and n / {width} threads)")
+    if written[:-1].all() and not written[-1]:
+        yield (f"only y[{n - 1}], the last element, was never written: a guard that stops one "
+               "short (i < blockDim.x - 1, or i < n - 1) leaves the last thread out",
+               "the block has exactly n threads, one for each element, and the last one writes "
+               "y[n - 1]: no guard is needed here (a guard would be i < n, not i < n - 1)")
 
 
 def _stored_twice(kernels, problem):

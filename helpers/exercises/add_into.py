@@ -21,12 +21,12 @@ from helpers.exercises import near
 from helpers.exercises.microscope import STOPPED_AFTER, observe, with_stopped, written_twice
 from helpers.exercises.common import Input, Output
 from helpers.exercises.hidden import awkward, pick
-from helpers.exercises.add_into_models import (LOOP_HINT, after_a_barrier_in_the_loop, block_stride,
-                                              body_indexes_the_start,
-                                              first_added_twice, loop_test_against_step, overlaps, tested_after,
-                                              started_late, stepped_too_far,
-                                              stopped_a_stride_early, wrong_start)
+from helpers.exercises.add_into_models import (
+    LOOP_HINT, after_a_barrier_in_the_loop, block_stride, body_indexes_the_start, first_added_twice,
+    loop_test_against_step, overlaps, started_late, stepped_too_far, stopped_a_stride_early,
+    tested_after, wrong_start)
 from helpers.exercises.add_into_operands import wrong_operands
+from helpers.exercises.add_into_vectors import float_vectors_without_tail
 from helpers.exercises.add_into_passes import rounded_down, rounded_up
 from helpers.exercises.kernel import KernelExercise, Launch, traced_back
 from helpers.exercises.origin import Wrong
@@ -151,6 +151,7 @@ def _mistakes(case, run):
     yield from stepped_too_far(visits, n, threads, run.kernel)
     yield from stopped_a_stride_early(visits, n, threads)
     yield from _unrolled_no_tail(visits, n, threads)
+    yield from float_vectors_without_tail(run.kernel, visits)
     missed = np.flatnonzero(visits == 0)
     if missed.size:
         yield (f"{missed.size} of {n} elements were never added to (the first is "

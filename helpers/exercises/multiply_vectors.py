@@ -23,7 +23,8 @@ from helpers.exercises.origin import Wrong
 from helpers.exercises.kernel import KernelExercise, Launch, traced_back
 from helpers.exercises.multiply_vectors_models import (INDEX_HINT, guard_of_the_blocks,
                                                         place_from_y, plus_sign_for_add,
-                                                        two_a_thread, written_by, written_where)
+                                                        two_a_thread, vectors_a_thread,
+                                                        written_by, written_where)
 
 # (threads per block, blocks): n = their product; last a small one on the simulator, race-checked
 CASES = [(128, 7), (32, 13), (256, 3), (8, 3, "observe")]
@@ -327,7 +328,9 @@ def _found(kernels, case):
 
 def _refine(failure):
     """An access past an array (each has a block's room before it) at element blockIdx.x *
-    blockDim.x * threadIdx.x: the thread's place multiplied where it is added."""
+    blockDim.x * threadIdx.x: the thread's place multiplied where it is added; before it, one at
+    element 4 * i of a float4 a thread (``vectors_a_thread``)."""
+    yield from vectors_a_thread(failure)
     err = failure.error
     if (failure.kind != "out of bounds" or err.offset is None or err.offset % 4
             or not failure.block or not err.block or not err.thread):

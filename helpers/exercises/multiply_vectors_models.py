@@ -167,3 +167,29 @@ def two_a_thread(run, every, size, n):
            "one element a thread here: the launch gives each element its own thread, so each "
            "thread reads and stores floats, out[i] = a[i] * b[i] (two elements a thread, by "
            "float2, needs a grid of half as many threads)")
+
+
+def vectors_a_thread(failure):
+    """An access past the end (each array has a block's room before it) at element w * i of
+    the thread's own i, where the kernel's body takes its elements through a vector type of w
+    floats (``float_vectors``): a float4 at index i holds elements 4i to 4i + 3, four elements a
+    thread in a launch of one thread per element, so the threads from n / 4 on run past the end."""
+    from helpers.exercises.float_vectors import vector_of
+
+    err, launch = failure.error, failure.launch
+    if failure.kind != "out of bounds" or err.offset is None or not err.block or \
+            not err.thread or launch is None or (vector := vector_of(failure.kernel)) is None:
+        return
+    (name, width), size = vector, launch.block[0]
+    i, n = err.block[0] * size + err.thread[0], size * launch.grid[0]
+    if not 0 <= err.offset - 4 * (size + width * i) < 4 * width:
+        return
+    yield (f"the kernel crashed: thread {err.thread[0]} of block {err.block[0]}, i = {i}, "
+           f"{'wrote' if err.is_write else 'read'} a {name} at element {width} * i = "
+           f"{width * i}, past the end of the arrays (n = {n}): a {name} at index i of a {name} "
+           f"pointer holds elements {width} * i to {width} * i + {width - 1}, so every thread "
+           f"took {width} elements where the launch gives it one, and the threads from i = n / "
+           f"{width} = {n // width} on ran past the end",
+           "one element a thread here: the launch gives each element its own thread, so each "
+           f"thread reads and stores floats, out[i] = a[i] * b[i] ({width} elements a thread, by "
+           f"{name}, needs a grid of 1 / {width} as many threads)")

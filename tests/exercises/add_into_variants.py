@@ -245,9 +245,22 @@ WRONG = {
                                                      "        __syncthreads();\n    }"),
                             "which the threads of a block go round a different number of times: "
                             "with n = 1000 and 64 threads"),
+    # blind audit AU (was '1 of 777 elements were never added to (the first is y[776]) ...',
+    # silent on the cause): a grid-stride loop over float4 groups with no tail
+    "float4_no_tail": (("    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += "
+                        "stride)\n        y[i] += x[i];",
+                        "    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n / 4; "
+                        "i += stride) {\n"
+                        "        float4 a = reinterpret_cast<const float4 *>(x)[i];\n"
+                        "        float4 b = reinterpret_cast<float4 *>(y)[i];\n"
+                        "        reinterpret_cast<float4 *>(y)[i] = "
+                        "make_float4(a.x + b.x, a.y + b.y, a.z + b.z, a.w + b.w);\n    }"),
+                       "y[776], the last element of n = 777, was never added to: each thread "
+                       "took 4 elements at once with a float4"),
 }
 # the words the hint must contain, where the problem's alone would not show it fixes the mistake
-HINTS = {"do_while": "test i before the first element too",
+HINTS = {"float4_no_tail": "after the float4 loop, add the last n % 4 elements one float at a time",
+         "do_while": "test i before the first element too",
          "start_parenthesised": "multiply first, then add threadIdx.x: i = blockIdx.x * "
                                 "blockDim.x + threadIdx.x",
          "start_one_late": "with nothing added: i = blockIdx.x * blockDim.x + threadIdx.x",

@@ -105,6 +105,15 @@ WRONG = {
     "index_is_the_block_size": ((*INDEX, "int i = blockDim.x;"),
                                 "every thread wrote y[200], one past y[n - 1], and y[0] to "
                                 "y[199] were never written: every thread's index was blockDim.x"),
+    # blind audit AU (was 'only y[36], the last element, was never written: a guard that stops
+    # one short ... Hint: ... no guard is needed here'): float4 loads, 4 elements a thread, which
+    # leave out the last n % 4 elements where n is no multiple of 4
+    "float4_a_thread": ((*STORE, "if (i < blockDim.x / 4) {\n"
+                                 "        float4 v = reinterpret_cast<const float4 *>(x)[i];\n"
+                                 "        reinterpret_cast<float4 *>(y)[i] = "
+                                 "make_float4(v.x + c, v.y + c, v.z + c, v.w + c);\n    }"),
+                        "y[36], the last element of n = 37, was never written: each thread took "
+                        "4 elements at once with a float4"),
     # every thread does the whole loop: right values, but for the race check
     "every_thread_loops": ((*STORE, "for (int j = 0; j < blockDim.x; j++)\n        y[j] = x[j] + c;"),
                            "two threads wrote y[0]"),
@@ -115,7 +124,9 @@ WRONG = {
                               "one for each thread: every thread stores into that one i "
                               "(i = threadIdx.x; at line "),
 }
-HINTS = {"index_declared_shared": "declare i without __shared__, int i;, a plain local variable",
+HINTS = {"float4_a_thread": "one element a thread here: the block has one thread for each "
+                            "element",
+         "index_declared_shared": "declare i without __shared__, int i;, a plain local variable",
          "index_from_thread_y": "i = threadIdx.x, not threadIdx.y",
          "stub_s_store_left_below": "delete y[i] = x[i]; (line ",
          "x_read_at_zero": "read x at the thread's own index too: y[i] = x[i] + c",

@@ -201,6 +201,16 @@ WRONG = {
                         "every thread wrote two elements, out[2 * i] and out[2 * i + 1]",
                         "out[896] to out[1791], past the end",
                         "Hint: one element a thread here"),
+    # blind audit AU (was 'the kernel crashed: block (5, 0, 0), thread (32, 0, 0): a read at
+    # ...:7, 1 byte past the end ... Hint: i = blockIdx.x * blockDim.x + threadIdx.x ...', the
+    # index the learner has): float4 loads, four elements a thread, in a launch of one a thread
+    "float4_a_thread": ((STORE, "float4 va = reinterpret_cast<const float4 *>(a)[i];\n"
+                                "    float4 vb = reinterpret_cast<const float4 *>(b)[i];\n"
+                                "    reinterpret_cast<float4 *>(out)[i] = make_float4(va.x * vb.x, "
+                                "va.y * vb.y, va.z * vb.z, va.w * vb.w);"),
+                        "the kernel crashed: thread 32 of block 5, i = 672, read a float4 at "
+                        "element 4 * i = 2688, past the end of the arrays (n = 896)",
+                        "Hint: one element a thread here"),
     # near misses (helpers.exercises.near): a factor, a constant
     "halved": (("out[i] = a[i] * b[i];", "out[i] = a[i] * b[i] / 2;"),
                "every element of out is 0.5 times the right value", "divides by"),
@@ -240,7 +250,8 @@ def test_the_stub_as_shipped_is_not_yet_right(capsys):
 # reads far past a: a crash on the simulator, an illegal address on a GPU
 SIMULATOR_ONLY = {"thread_place_multiplied": "reads past the end of a",
                   "block_of_1024": "reads past the end of a",
-                  "roles_swapped": "reads past the end of a"}
+                  "roles_swapped": "reads past the end of a",
+                  "float4_a_thread": "reads past the end of a"}
 
 
 @pytest.mark.parametrize("name", simulator_only(list(WRONG), SIMULATOR_ONLY))
