@@ -22,8 +22,9 @@ from helpers.exercises.hidden import awkward, pick
 from helpers.exercises.julia import TOLERANCE
 from helpers.exercises.kernel import KernelExercise, Launch
 from helpers.exercises.mandelbrot_rows_edge import stops_at_4
-from helpers.exercises.mandelbrot_rows_loop import (carried_over, runs_of_neighbours,
-                                                    same_pixel_each_pass, step_short_of_the_block)
+from helpers.exercises.mandelbrot_rows_loop import (all_of_the_block_in_the_head, carried_over,
+                                                    runs_of_neighbours, same_pixel_each_pass,
+                                                    step_short_of_the_block)
 from helpers.exercises.mandelbrot_rows_models import (args, escape_never_leaves, reference,
                                                       returned_on_escape, row_times_width,
                                                       store_swapped, stored_ahead, wrong_images)
@@ -195,14 +196,14 @@ def _last_pass_cut(case, got, drawn, kernels):
             continue
         never = f"{int((~drawn).sum())} of {drawn.size} pixels were never drawn"
         if end == cut:  # (first: where width - 1 is cut too, the rounding is the likelier)
-            yield from runs_of_neighbours(kernels, _launch(ROW), case, f"{never}, x = {cut} to "
-                                          f"{width - 1} in every row")
-            yield (f"{never}, x = {cut} to {width - 1} in every row: the last pass along the row, "
-                   f"where only {width - cut} of the {block} threads have a pixel, was cut off: "
-                   "the loop's bound was rounded down to whole passes of the block, (width / "
-                   f"blockDim.x) * blockDim.x = {cut}", "loop while x < width: for (int x = "
-                   "threadIdx.x; x < width; x += blockDim.x), and in the last, partial pass the "
-                   "threads past the row's end just leave the loop")
+            said = f"{never}, x = {cut} to {width - 1} in every row"
+            yield from runs_of_neighbours(kernels, _launch(ROW), case, said)
+            yield from all_of_the_block_in_the_head(kernels, case, said)
+            yield (f"{said}: the last pass along the row, where only {width - cut} of the "
+                   f"{block} threads have a pixel, was cut off: the loop's bound was rounded down "
+                   f"to whole passes of the block, (width / blockDim.x) * blockDim.x = {cut}",
+                   "loop while x < width: for (int x = threadIdx.x; x < width; x += blockDim.x), "
+                   "and in the last, partial pass the threads past the row's end just leave the loop")
             continue
         yield (f"{never}, x = {width - 1} in every row, the row's last pixel: the loop stopped "
                f"at x < width - 1 = {width - 1}, which leaves out x = width - 1, the last column",

@@ -136,3 +136,31 @@ def step_short_of_the_block(kernels, launch):
            f"{race.array}[{race.element}])", "step x by blockDim.x, the block's threads: for (int "
            "x = threadIdx.x; x < width; x += blockDim.x), so that each pass the block's threads "
            "draw the next blockDim.x pixels of the row, each its own")
+
+
+def all_of_the_block_in_the_head(kernels, case, never):
+    """(problem, hint) where a loop's head calls __syncthreads_and, true only while the test holds
+    in every thread of the block: the block left the loop on the pass where its first thread ran
+    past the row's end, the last, partial pass never made (``never``: the pixels ``case``'s image
+    left undrawn, in words). Nothing where no head calls it, or the text cannot be read."""
+    from helpers.exercises.barrier_if import loops_in
+    from helpers.sim.compile.kernel_text import Unreadable, closing
+
+    if (text := kernel_words(kernels)) is None:
+        return
+    source, tokens, words, body, end = text
+    try:
+        votes = [(m, closing(tokens, m + 1)) for k, head, _ in loops_in(tokens, words, body, end)
+                 for m in range(k + 2, head) if words[m] == "__syncthreads_and"]
+    except (Unreadable, ValueError, IndexError):
+        return
+    if votes:
+        (m, close), (width, _, block) = votes[0], case[:3]
+        yield (f"{never}: the loop's condition at line {source_line(source, tokens[m].start)}, "
+               f"{source[tokens[m].start:tokens[close].end]}, is true only while every thread of "
+               "the block has a pixel, so the whole block left the loop on the pass where its first "
+               f"thread ran past the row's end: the last pass, where only {width % block} of the "
+               f"{block} threads have a pixel, was never made",
+               "loop while x < width, the thread's own test, with no barrier in the loop's "
+               "condition: for (int x = threadIdx.x; x < width; x += blockDim.x); in the last, "
+               "partial pass the threads past the row's end just leave the loop")

@@ -24,6 +24,7 @@ from helpers.exercises.matrix_index_models import (cut_product, fixed_blocks, fo
                                                    model as _model, one_block_side,
                                                    one_thread_side, read_above_the_guard,
                                                    read_at_col, same as _same)
+from helpers.exercises.matrix_index_operands import operands_swapped
 from helpers.exercises.microscope import observe, written_by_two, written_twice
 from helpers.exercises.or_guard import store_guard_with_or
 from helpers.exercises.verdict import matches
@@ -289,8 +290,9 @@ def _mix_ups(got, case, padded, kernels):
     a = a_pad[:rows * cols].reshape(rows, cols)
     for scale, offset, problem, hint in _vectors(case):
         models.append((a * cs_pad[scale] + ro_pad[offset], f"the result is a * {problem}", hint))
-    models += formulas(a, cs_pad[:cols], ro_pad[:rows]) + cut_product(a, cs_pad[:cols],
-                                                                      ro_pad[:rows], kernels)
+    col_scale, row_offset = cs_pad[:cols], ro_pad[:rows]
+    models += (formulas(a, col_scale, row_offset) + cut_product(a, col_scale, row_offset, kernels)
+               + operands_swapped(a, col_scale, row_offset, kernels))
     yield from matches(got, models, _same)
 
 

@@ -263,6 +263,7 @@ def _refine(failure):
     past its 12 (bytes counted as words: w[3 * p]); a uint4 access past rgb or out where thread t's uint4 number is k*t (+ 0 to 2), k not 3:
     the pointer moved by k uint4 (48t, 16t: bytes or pixels counted) where it moves by 3t."""
     err = failure.error
+    yield from sepia_x16_uint4s.words_converted_from_floats(failure)
     yield from sepia_x16_models.conversion_or_shift(failure)
     if failure.kind == "array bounds" and (err.element or 0) >= WORDS:
         name = err.array or "w"

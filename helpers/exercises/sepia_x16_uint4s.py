@@ -1,11 +1,15 @@
 """``sepia_x16``'s three uint4 a thread in the wrong places (``helpers.exercises.sepia_x16``),
 every value of the whole groups compared with a model: w[] built from the loaded uint4 out of
 order (``uint4s_out_of_order``), or from one of them twice, another never loaded
-(``uint4s_repeated``); the results' three uint4 stored out of order (``stores_out_of_order``)."""
+(``uint4s_repeated``); the results' three uint4 stored out of order (``stores_out_of_order``);
+the loads' words converted from floats by value, which the simulator stops
+(``words_converted_from_floats``)."""
 
 from __future__ import annotations
 
 import itertools
+
+import numpy as np
 
 from helpers.exercises import sepia
 
@@ -99,3 +103,27 @@ def stores_out_of_order(rgb, got, n):
                "res[4q + 3]: " + ", ".join(f"dst[{q}] = make_uint4(res[{4 * q}], res[{4 * q + 1}], "
                                           f"res[{4 * q + 2}], res[{4 * q + 3}])" for q, _ in moved))
         return
+
+
+def words_converted_from_floats(failure):
+    """(problem, hint) of a conversion to an integer that stopped the kernel on a float whose 4
+    bytes are word k of the thread's group (``failure``'s launch's image): the 48 bytes loaded as
+    floats (float4) and each converted by value, (unsigned int)a.x, which keeps no byte."""
+    err, rgb, block = failure.error, getattr(failure.launch, "model", None), failure.block
+    if failure.kind != "conversion" or rgb is None or not block or err.thread is None or \
+            err.block is None or getattr(err, "value", None) is None:
+        return
+    t = err.block[0] * block[0] + err.thread[0]
+    floats = rgb.ravel()[:48 * (rgb.size // 48)].view("<f4")[12 * t:12 * t + 12]
+    hits = np.flatnonzero(floats == np.float32(err.value))
+    if not hits.size:
+        return
+    k, line = int(hits[0]), (err.line or "").rsplit(":", 1)[-1]
+    yield (f"the image's bytes were loaded as floats and converted by value: "
+           f"({err.to_type}) of the float {err.value:g} at line {line} (thread {t}), which is "
+           f"w[{k}], the group's bytes {4 * k} to {4 * k + 3} read as a float: a cast converts "
+           "the float's number (this one out of the type's range), it does not keep its 4 "
+           "bytes, so w[] would not hold the image's bytes",
+           "the image's bytes are not floats: load them as three uint4 and list their words as "
+           "they are, const uint4 *src = reinterpret_cast<const uint4 *>(rgb) + 3 * (size_t)t; "
+           + LOADS + " (no float4, no cast)")

@@ -13,6 +13,13 @@ LOOP_BOUNDS = {
     # pixels were never drawn (the first at x = 192, y = 0)')
     "bound_of_whole_passes": ([("x < width;", "x < width / blockDim.x * blockDim.x;")],
                               "x = 192 to 202 in every row: the last pass along the row"),
+    # blind audit AU (was '671 of 12383 pixels were never drawn, x = 192 to 202 ...: the loop's
+    # bound was rounded down to whole passes of the block', no rounding in it): the loop runs
+    # while __syncthreads_and(x < width), so the block leaves when its first thread runs out
+    "loop_while_every_thread_has_a_pixel": ([("x < width;", "__syncthreads_and(x < width);")],
+                                            "__syncthreads_and(x < width), is true only while "
+                                            "every thread of the block has a pixel, so the whole "
+                                            "block left the loop"),
     # blind audit AI (was '671 of 12383 pixels were never drawn, x = 192 to 202 ...: the loop's
     # bound was rounded down to whole passes of the block'): a run of width / blockDim.x
     # neighbouring pixels a thread, rounded down, where the threads step by blockDim.x
@@ -51,6 +58,8 @@ LOOP_BOUNDS = {
 }
 LOOP_BOUND_HINTS = {
     "bound_of_whole_passes": "loop while x < width",
+    "loop_while_every_thread_has_a_pixel": "loop while x < width, the thread's own test, with no "
+                                           "barrier in the loop's condition",
     "runs_of_neighbouring_pixels": "neighbouring threads draw neighbouring pixels",
     "loop_from_the_lane": "start at the thread's place in the block",
     "bound_of_the_height": "x < width",

@@ -29,6 +29,13 @@ READ_AS_CHAR = "char r = byte_of(w, 3 * p), g = byte_of"
 CHANNEL_SUM = "return (unsigned int)fminf(wr * r + wg * g + wb * b + 0.5f, 255.0f);"
 SATURATED = "return (unsigned int)fmaxf(fminf(wr * r + wg * g + wb * b + 0.5f, 255.0f), 0.0f);"
 
+LOADS = ("        uint4 a = src[0], b = src[1], c = src[2];          // 48 bytes: 16 pixels of RGB\n"
+         "        unsigned int w[12] = {a.x, a.y, a.z, a.w, b.x, b.y, b.z, b.w, c.x, c.y, c.z, c.w};\n")
+FLOAT4_LOADS = ("        const float4 *fsrc = reinterpret_cast<const float4 *>(rgb) + 3 * (size_t)t;\n"
+                "        float4 a = fsrc[0], b = fsrc[1], c = fsrc[2];\n"
+                "        unsigned int w[12] = {" + ", ".join(f"(unsigned int){v}.{f}" for v in "abc"
+                                                     for f in "xyzw") + "};\n")
+
 # name: (replacements in the solution, a piece of the expected verdict)
 WRONG = {
     # blind audit TOB-sepia_x16-1: res[10] twice (was 'elements 44 to 47 hold ... of 40 to 43')
@@ -302,4 +309,10 @@ WRONG = {
     "stores_into_rgb": ([(DST, "        uint4 *dst = (uint4 *)rgb + 3 * (size_t)t;\n")],
                         "the results of the 122 whole groups of 16 pixels were stored into rgb, "
                         "the input, not into out"),
+    # blind audit AU (was 'the kernel crashed: a float-to-integer conversion ... Keep the value in
+    # the type's range first ... Hint: a thread read or wrote outside the image', neither the
+    # mistake): the 48 bytes loaded as float4, each float converted to unsigned int by its value
+    "words_converted_from_float4": ([(LOADS, FLOAT4_LOADS)],
+                                    "the image's bytes were loaded as floats and converted by "
+                                    "value: (unsigned int) of the float 1.17878e+31 at line "),
 }

@@ -5,6 +5,7 @@ solution, all compiled as one module."""
 import pytest
 
 from kernel_sources import compile_variant_pairs, solution, stable_file, variant
+from matrix_index_variants import FORMULA_SLIPS
 
 from helpers.backend import BACKEND
 from helpers.exercises.matrix_index import check_matrix_index, check_matrix_index_kernel
@@ -129,47 +130,7 @@ WRONG = {
                                     "the last column, col = 90, and the last row, row = 36, were "
                                     "never written", "Hint: columns run 0 to cols - 1 and rows 0 "
                                     "to rows - 1"),
-    # blind audit TLB-matrix_index-1 (was '3367 of 3367 elements are wrong (the first is
-    # out[0][0] = -314.59, expected -52.4984) ... Hint: out[row * cols + col] = ...', the whole
-    # formula): the offset added before the scale
-    "offset_added_before_the_scale": ([("out[i] = a[i] * col_scale[col] + row_offset[row];",
-                                        "out[i] = (a[i] + row_offset[row]) * col_scale[col];")],
-                                      "the row's offset was added before the scale: out = (a + "
-                                      "row_offset[row]) * col_scale[col] (out[0][0] = -314.59 is "
-                                      "(a[0][0] + row_offset[0]) * col_scale[0] = (",
-                                      "Hint: scale first, then add the row's offset: out[i] = "
-                                      "a[i] * col_scale[col] + row_offset[row]"),
-    # blind audit TNB-matrix_index-1 (was '3367 of 3367 elements are wrong (the first is
-    # out[0][0] = -749.871, expected -52.4984) ... Hint: out[row * cols + col] = ...', the whole
-    # formula): parentheses around the sum, the offset multiplied by a too
-    "sum_in_parentheses": ([("out[i] = a[i] * col_scale[col] + row_offset[row];",
-                             "out[i] = a[i] * (col_scale[col] + row_offset[row]);")],
-                           "the sum was scaled: out = a * (col_scale[col] + row_offset[row]) "
-                           "(out[0][0] = -749.871 is a[0][0] * (col_scale[0] + row_offset[0]) = ",
-                           "so the row's offset was multiplied by a too",
-                           "Hint: no parentheses around the sum: out[i] = a[i] * col_scale[col] "
-                           "+ row_offset[row]"),
-    # blind audit TYB-matrix_index-1 (was '3367 of 3367 elements are wrong (the first is
-    # out[0][0] = -3124.41, expected -52.4984) ... Hint: out[row * cols + col] = ...', the whole
-    # formula): the row's offset multiplied, not added
-    "offset_multiplied": ([("out[i] = a[i] * col_scale[col] + row_offset[row];",
-                            "out[i] = a[i] * col_scale[col] * row_offset[row];")],
-                          "the row's offset was multiplied, not added: out = a * col_scale[col] * "
-                          "row_offset[row] (out[0][0] = -3124.41 is a[0][0] * col_scale[0] * "
-                          "row_offset[0] = ",
-                          "Hint: add the row's offset after the scale: out[i] = a[i] * "
-                          "col_scale[col] + row_offset[row]"),
-    # blind audit AE (was '3363 of 3367 elements are wrong (the first is out[0][0] = -53.0022,
-    # expected -52.4984) ... Hint: out[row * cols + col] = ...', the formula the kernel computes):
-    # the product kept in an int before the offset is added, its fraction dropped
-    "product_kept_in_an_int": ([("out[i] = a[i] * col_scale[col] + row_offset[row];",
-                                 "int scaled = a[i] * col_scale[col];\n"
-                                 "    out[i] = scaled + row_offset[row];")],
-                               "a[i] * col_scale[col] was cut to a whole number (toward zero) "
-                               "before row_offset[row] was added (out - row_offset[row] is a "
-                               "whole number in every element): int scaled = a[i] * "
-                               "col_scale[col]; at line ",
-                               "Hint: keep the product a float: float scaled"),
+    **FORMULA_SLIPS,
     "wrong_formula": ([("+ row_offset[row]", "- row_offset[row]")], "elements are wrong"),
     # blind audit I20 (was '2989 of 3367 elements were never written ... Hint: every element
     # needs a thread: ...'): the block's index added without its size, the blocks overlap

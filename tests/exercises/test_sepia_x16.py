@@ -35,6 +35,8 @@ SIMULATOR_ONLY = {
     "blue_read_one_byte_on": "byte 48 of a group is w[12], past the array: garbage on a GPU",
     "bytes_read_as_words": "w[12] and beyond, past a local array: what a GPU reads there is "
                            "garbage",
+    "words_converted_from_float4": "floats out of an integer's range converted: a GPU saturates "
+                                   "them, the simulator stops",
     **dict.fromkeys(("group_t_at_byte_3t", "stored_at_byte_3t"),
                     "uint4 loads or stores at addresses not 16-byte aligned: a GPU faults and "
                     "leaves the context unusable")}
@@ -88,6 +90,15 @@ def test_a_tail_loop_started_late_is_told_where_to_start(kernels, capsys):
     verdict = check_sepia_x16_kernel(kernels["tail_loop_from_16_groups_plus_1"])
     assert verdict.hint == ("start the tail's loop at its first pixel: for (int i = 16 * groups; "
                             "i < n; i++)"), verdict
+
+
+@pytest.mark.skipif(BACKEND != "simulator", reason="a GPU saturates the floats' conversions")
+def test_bytes_converted_from_float_values_are_told_to_load_uint4(kernels):
+    """blind audit AU: the hint loads the bytes as uint4, not the crash's range or the image's."""
+    verdict = check_sepia_x16_kernel(kernels["words_converted_from_float4"])
+    assert "which is w[0], the group's bytes 0 to 3 read as a float" in verdict.problem, verdict
+    assert verdict.hint.startswith("the image's bytes are not floats: load them as three uint4 "
+                                   "and list their words as they are"), verdict
 
 
 @pytest.mark.parametrize("name", sorted(SLOW))
