@@ -361,13 +361,12 @@ def mean_started_by_every_thread(err):
 
 
 def zeroed_while_added(err):
-    """(what happened, hint) where the race check found, in one block's shared memory, a thread's
-    plain store on a line above another thread's atomic update of the same element: a shared sum
-    given its start value (sum = 0.0f under if (t == 0)) with no barrier before the block's
-    atomicAdds, which may come before it. Not planted bug 2, whose race has no atomic. None
-    otherwise."""
-    if getattr(err, "kind", None) != "race" or err.space != "shared" or \
-            err.first.block != err.second.block:
+    """(what happened, hint) where the race check found, in one block, a thread's plain store on
+    a line above another thread's atomic update of the same element: a sum in shared memory, or
+    the block's means[b] in global memory, given its start value (sum = 0.0f under if (t == 0))
+    with no barrier before the block's atomicAdds, which may come before it. Not planted bug 2,
+    whose race has no atomic. None otherwise."""
+    if getattr(err, "kind", None) != "race" or err.first.block != err.second.block:
         return None
     store = next((a for a in (err.first, err.second) if a.writes), None)
     adds = next((a for a in (err.first, err.second) if a.atomic), None)

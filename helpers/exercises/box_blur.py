@@ -67,6 +67,7 @@ def _refine(failure):
                "this thread's pixel, whose place in the tile is RADIUS further on, so the tile "
                "index is threadIdx.y + RADIUS + dy (and threadIdx.x + RADIUS + dx); or dy and "
                "dx run from 0 to 2 * RADIUS")
+    yield from box_blur_models.extern_tile(failure, BLOCK, RADIUS)
     yield from _radius_twice(failure)
     yield from halo_on_one_side(failure, BLOCK, RADIUS)
     yield from sides_swapped(failure, BLOCK, RADIUS)

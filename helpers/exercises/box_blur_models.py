@@ -1,9 +1,27 @@
 """The races of ``box_blur``'s tile loads (``helpers.exercises.box_blur``) that the race check
-finds, named from its fields and a trace of the tile's stores (``tile_races``)."""
+finds, named from its fields and a trace of the tile's stores (``tile_races``); the tile declared
+``extern __shared__`` (``extern_tile``)."""
 
 from __future__ import annotations
 
+from helpers.exercises.failure import extern_without_bytes
 from helpers.exercises.microscope import observe
+
+
+def extern_tile(failure, block, radius):
+    """The tile declared ``extern __shared__ float tile[]``, whose size is the launch's dynamic
+    shared memory, where the exercise's launch gives none: its first store lies outside it (blocks
+    of ``block``, a halo of ``radius``)."""
+    if extern_without_bytes(failure):
+        err, side = failure.error, (block[1] + 2 * radius, block[0] + 2 * radius)
+        yield ("the tile is declared extern __shared__ (extern __shared__ float tile[]): the size "
+               "of such an array is the bytes of dynamic shared memory the launch gives, and this "
+               "exercise's launch gives no bytes of dynamic shared memory, so the tile has no room "
+               f"at all: thread {err.thread} of block {err.block} "
+               f"{'wrote' if err.is_write else 'read'} outside it at {err.line}",
+               "declare the tile with its size: __shared__ float tile[TILE_Y][TILE_X], "
+               f"{side[0]} x {side[1]} floats, the block and RADIUS more on every side, and index "
+               "it tile[ty][tx]")
 
 
 def tile_races(error, block, radius, run):

@@ -26,7 +26,8 @@ from helpers.exercises import near
 from helpers.exercises.column_means_models import (blocks_one_column_apart, cols_for_block_dim,
                                                    last_column_sent_away, one_column_a_block,
                                                    row_left_out, rows_stepped, sum_unset,
-                                                   sum_unset_by_luck, zero_means)
+                                                   sum_unset_by_luck, unrolled_without_tail,
+                                                   zero_means)
 from helpers.exercises.common import Input, Output
 from helpers.exercises.failure import describe
 from helpers.exercises.hidden import awkward
@@ -266,6 +267,7 @@ def _mistakes(case, run):
     if np.allclose(got, want, rtol=1e-4, atol=1e-5):
         return
     yield from sum_unset(run.kernel, got, want)
+    yield from unrolled_without_tail(m, got, run.kernel, lambda r: _launch((r, cols, case[2])))
     for wrong, problem, hint in (
             (m.ravel().reshape(cols, rows).mean(axis=1), "each thread averaged a stretch of "
              "rows neighbouring floats, m[col * rows + r], not a column",

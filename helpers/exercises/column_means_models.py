@@ -1,5 +1,6 @@
 """Models of wrong ``column_means`` kernels (``helpers.exercises.column_means``): rows left out,
-the last column sent away, a sum that starts from whatever its register held."""
+the last column sent away, a row loop unrolled with no tail, a sum that starts from whatever its
+register held."""
 
 from __future__ import annotations
 
@@ -53,6 +54,42 @@ def row_left_out(m):
                "loop started at r = col, the thread's column, where every column's rows start "
                "at 0", "the rows are 0 to rows - 1 in every column: for (int r = 0; r < rows; "
                "r++)")
+
+
+UNROLLS, CHECK_ROWS = (2, 4, 8), 62
+"""The factors a row loop unrolled with no tail is looked for with, and the rows of the matrix
+that tells them apart (62 % 2, 62 % 4, 62 % 8 are 0, 2 and 6, and never 1: no last row alone)."""
+
+
+def _without_tail(m, k):
+    """The means of a row loop unrolled by k with no tail: rows % k rows left out, / rows."""
+    rows = m.shape[0]
+    return m[:rows - rows % k].sum(axis=0) / rows
+
+
+def unrolled_without_tail(m, got, kernels, launch_of):
+    """(problem, hint) of a row loop that adds k rows a trip (r + k - 1 < rows, r += k) with no
+    tail loop after it: the last rows % k rows left out, the sum still divided by rows, on this
+    matrix ``m`` and on one of CHECK_ROWS rows (``launch_of(rows)``, launched on the simulator),
+    which tells k from the other factors and from the last row alone left out."""
+    from helpers.exercises.microscope import observe
+
+    rows = m.shape[0]
+    for k in (k for k in UNROLLS if rows % k and np.allclose(got, _without_tail(m, k),
+                                                             rtol=1e-4, atol=1e-5)):
+        seen = observe(kernels, launch_of(CHECK_ROWS), key="unrolled", racecheck=False)
+        if seen.error is not None or not np.allclose(
+                seen.outs[0].got, _without_tail(seen.launch.model.astype(np.float64), k),
+                rtol=1e-4, atol=1e-5):
+            continue
+        left = f"row {rows - 1} was" if rows % k == 1 else f"rows {rows - rows % k} to {rows - 1} were"
+        yield (f"the row loop takes {k} rows a trip (r + {k - 1} < rows, r += {k}) and has no tail: "
+               f"the last rows % {k} rows of each column are never added (on this {rows}-row "
+               f"matrix {left} left out, on a {CHECK_ROWS}-row one the last {CHECK_ROWS % k})",
+               f"after the loop of {k} rows a trip, add the rows it left one at a time: declare "
+               f"r before the loop, int r = 0; for (; r + {k - 1} < rows; r += {k}) ..., then "
+               "for (; r < rows; r++) sum += m[r * cols + col];")
+        return
 
 
 def last_column_sent_away(m, got, unwritten):

@@ -312,6 +312,17 @@ def shared_by_the_block(failure: Failure):
            "register")
 
 
+def extern_without_bytes(failure: Failure) -> bool:
+    """Whether ``failure`` is an access to the kernel's ``extern __shared__`` array (the dynamic
+    shared memory: ``space`` "shared", its ``offset`` from that memory's start, no ``length``) in a
+    launch that gives it no bytes (``Launch.shared`` 0): an array declared extern whose size the
+    exercise's launch never gives, so its first element already lies outside it."""
+    err = failure.error
+    return (failure.kind == "out of bounds" and getattr(err, "space", None) == "shared"
+            and getattr(err, "length", None) is None and getattr(err, "offset", None) is not None
+            and getattr(failure.launch, "shared", None) == 0)
+
+
 def uninitialised_hint(failure: Failure) -> str:
     err = failure.error
     if err.space == "shared":

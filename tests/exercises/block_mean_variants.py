@@ -25,8 +25,12 @@ BUG = {
 NAMES = {1: "bug 1 (the bounds guard)", 2: "bug 2 (the barrier)", 3: "bug 3 (the sum)"}
 WITH_BUGS = {"bugs_" + "_".join(map(str, bugs)): bugs
              for bugs in [(1,), (2,), (3,), (1, 2), (1, 3), (2, 3), (1, 2, 3)]}
+ATOMIC_MEAN = (BUG[1][0] + BUG[2][0] + "\n    if (t == 0) {\n" + BUG[3][0] + "    }\n",  # means[b] zeroed by thread 0,
+               "    if (t == 0)\n        means[blockIdx.x] = 0.0f;\n    __syncthreads();\n"  # a barrier, atomicAdds
+               "    if (i < n)\n        atomicAdd(&means[blockIdx.x], x[i] / count);\n")
 # Right, but not the solution's way: each must pass
 RIGHT = {
+    "the_mean_added_atomically": [ATOMIC_MEAN],
     "a_tree_in_shared_memory": [(
         "    if (t == 0) {\n        float sum = 0.0f;               // FIX 3: the sum starts at 0, "
         "not at whatever means held\n        for (int k = 0; k < count; k++)\n"
@@ -360,6 +364,9 @@ WRONG = {
                                        "already adds into it atomically at line ",
                                        "Hint: every thread must see the start value before it adds",
                                        "a __syncthreads() between thread 0's store"]),
+    "global_mean_zeroed_while_added": ([(ATOMIC_MEAN[0], ATOMIC_MEAN[1].replace("__syncthreads();\n", ""))], [  # blind audit AU
+        "thread 0 of block 0 gives means[0] its start value at line ", "while thread 1 of block 0 already adds into it "
+        "atomically at line ", "Hint: every thread must see the start value before it adds", "a __syncthreads() between"]),
     # blind audit AF (was 'means[3] = nan, but the mean of that block is -0.299... Hint: add up
     # tile[0] to tile[count - 1] ...', silent on the cause): FIX 1 as if (i < n) with no else, and
     # the sum over the whole tile, k < BLOCK, reading tile[232] to tile[255] that nothing stored

@@ -34,6 +34,13 @@ WRONG = {
     "tile_not_shared": ([("    __shared__ float tile[TILE_Y][TILE_X];", "    float tile[TILE_Y][TILE_X];")],
                         ["the kernel never touched shared memory", "declared without __shared__",
                          "declare it __shared__ float tile[TILE_Y][TILE_X]"]),
+    # blind audit AUB (was 'the kernel crashed ... extern __shared__ array ... Hint: the grid is
+    # rounded up to whole blocks ...'): the tile declared extern, where the launch gives no bytes
+    "tile_declared_extern": ([("    __shared__ float tile[TILE_Y][TILE_X];", "    extern __shared__ float tile[];"),
+                              ("tile[ty][tx]", "tile[ty * TILE_X + tx]"),
+                              ("tile[threadIdx.y + dy][threadIdx.x + dx]", "tile[(threadIdx.y + dy) * TILE_X + threadIdx.x + dx]")],
+                             ["the tile is declared extern __shared__ (extern __shared__ float tile[])", "gives no bytes of dynamic shared memory", "wrote outside it at kernel.cu:40",
+                              "Hint: declare the tile with its size: __shared__ float tile[TILE_Y][TILE_X]"]),
     "missing_barrier": ([(BARRIER, "")], ["data race on tile[", "__syncthreads()"]),
     # audit E: the tile's origin from the thread's own pixel; the barrier inside the loop over ty;
     # RADIUS added to a window that runs from 0 to 2 * RADIUS

@@ -118,6 +118,14 @@ WRONG = {
                                 {"problem": "divided by rows - 1 = 99", "hint": "divide by rows"}),
     "last_row_left_out": ([("r < rows;", "r < rows - 1;")],
                           {"problem": "last row of m is left out", "hint": "r < rows"}),
+    # blind audit AUB (was 'the last row of m is left out of every mean ... Hint: ... loop while
+    # r < rows', which would read past m): the row loop unrolled by 4 with no tail
+    "unrolled_by_4_no_tail": ([("    for (int r = 0; r < rows; r++)\n        sum += " + READ,
+                                "    for (int r = 0; r + 3 < rows; r += 4)\n        sum += m[r * cols + col] + "
+                                "m[(r + 1) * cols + col] + m[(r + 2) * cols + col] + m[(r + 3) * cols + col];")],
+                              {"problem": "the row loop takes 4 rows a trip (r + 3 < rows, r += 4) and "
+                                          "has no tail: the last rows % 4 rows",
+                               "hint": "for (; r < rows; r++) sum += m[r * cols + col]"}),
     # blind audit TGA-column_means-1: the loop from r = 1, row 0 left out (was 'means[0] =
     # -0.0641967, NumPy's is -0.0600658 ... Hint: printf, from thread 0, the index ...')
     "first_row_left_out": ([("int r = 0;", "int r = 1;")],
@@ -268,6 +276,11 @@ RIGHT = {
         "        sum += *p;\n")],
     "a_sum_in_double": [("float sum = 0.0f;", "double sum = 0.0;"),
                         ("means[col] = sum / rows;", "means[col] = (float)(sum / rows);")],
+    "unrolled_by_4_with_a_tail": [("    for (int r = 0; r < rows; r++)\n        sum += " + READ,
+                                   "    int r = 0;\n    for (; r + 3 < rows; r += 4)\n        sum += "
+                                   "m[r * cols + col] + m[(r + 1) * cols + col] + m[(r + 2) * cols + col]"
+                                   " + m[(r + 3) * cols + col];\n    for (; r < rows; r++)\n"
+                                   "        sum += m[r * cols + col];")],
     "the_mean_kept_as_it_goes": [("sum += " + READ, "sum += (m[r * cols + col] - sum) / (r + 1);"),
                                  ("means[col] = sum / rows;", "means[col] = sum;")],
 }
