@@ -25,7 +25,7 @@ from helpers.exercises.origin import Wrong
 from helpers.exercises.unset import line_text
 from helpers.exercises.scale_vector_index import FLOAT_EXACT, index_type, narrow_index
 from helpers.exercises.scale_vector_models import (ALPHA, FILL, a_factor_of_its_own,
-                                                   alpha_cut_to_an_int, blocks_from_1, bound_of_two,
+                                                   blocks_from_1, bound_of_two, cut_to_ints,
                                                    divided_by_alpha, guard_after_the_store,
                                                    guard_in_bytes, multiplied_into, one_left_out,
                                                    one_past_the_end, read_above_the_guard,
@@ -138,7 +138,7 @@ def _mistakes(case, run):
         yield from read_above_the_guard(run.kernel, n, block * (-(-n // block) + extra))
         return
     yield from itertools.chain(one_left_out(n, unwritten), whole_blocks_alone(n, block, unwritten),
-                               bound_of_two(unwritten), alpha_cut_to_an_int(run.kernel, x, got, want))
+                               bound_of_two(unwritten), cut_to_ints(run.kernel, x, got, want))
     if unwritten.any():
         yield (f"{int(unwritten.sum())} of {n} elements were never written (the first is "
                f"y[{int(np.argmax(unwritten))}])",

@@ -1,8 +1,8 @@
 """The models of notebook 01's scale_vector (``cuda_src/exercises/scale_vector.cu``) that
 ``helpers.exercises.scale_vector`` compares a kernel's y with: stores that multiply into y,
-divide by alpha or take alpha cut to an int, an index that counts the blocks from 1, guards that
-leave out one element, the partial block or all but two, a guard placed after the store, and one
-on n - i with i unsigned, each with its verdict."""
+divide by alpha or take alpha, x[i] or both cut to an int, an index that counts the blocks from 1,
+guards that leave out one element, the partial block or all but two, a guard placed after the
+store, and one on n - i with i unsigned, each with its verdict."""
 
 from __future__ import annotations
 
@@ -19,26 +19,61 @@ FILL = np.float32(-7.0)
 (alpha times NaN is a NaN, which on this CPU keeps the fill's bits and looks unwritten)."""
 
 
-def alpha_cut_to_an_int(kernels, x, got, want):
-    """Every element trunc(alpha) * x[i]: alpha went through an int (int a = alpha;, (int)alpha),
-    which drops its fraction; named with the kernel body's statement that puts alpha in an int
-    (its simulated twin's source), where there is one."""
-    whole = np.trunc(ALPHA)
-    if not np.allclose(got, whole * x, rtol=1e-6, atol=0) or np.allclose(got, want, rtol=1e-6,
-                                                                          atol=0):
+def cut_to_ints(kernels, x, got, want):
+    """Every element trunc(alpha) * x[i], alpha * trunc(x[i]) or trunc(alpha) * trunc(x[i]):
+    alpha, x[i] or both went through an int (int a = alpha;, (int)x[i], scaled<int>(alpha,
+    x[i])), which drops the fraction; named with the kernel body's statements that put them in
+    an int (its simulated twin's source), where there are some."""
+    if np.allclose(got, want, rtol=1e-6, atol=0):
         return
-    said = ""
-    if (text := kernel_words(kernels)) is not None:
-        source, tokens, words, body, end = text
-        starts = [k + 1 for k in range(body, end) if words[k] in ("{", ";", "}")]
-        for start, stop in zip(starts, starts[1:], strict=False):
-            if {"alpha", "int"} <= set(words[start:stop]):
-                said = (f": {source[tokens[start].start:tokens[stop - 1].end]} at line "
-                        f"{source_line(source, tokens[start].start)} puts it in an int")
-                break
-    yield (f"every element of y is {whole:g} * x[i], but alpha is {ALPHA:g} here: alpha was cut "
-           f"to a whole number, as an int drops a number's fraction{said}",
-           "keep alpha a float: y[i] = alpha * x[i], with no int on alpha")
+    e, whole = int(np.argmax(np.abs(x) >= 1)), np.trunc(ALPHA)
+    wx = f"x[i] with x[i]'s fraction dropped (y[{e}] = {got[e]:g} for x[{e}] = {x[e]:g}, where " \
+         f"alpha * x[{e}] = {want[e]:g})"
+    for model, shown, cut, names in (
+            (whole * x, f"{whole:g} * x[i], but alpha is {ALPHA:g} here", ("alpha",), "alpha"),
+            (ALPHA * np.trunc(x), f"alpha * {wx}", ("x",), "x[i]"),
+            (whole * np.trunc(x), f"{whole:g} * {wx}", ("alpha", "x"), "alpha and x[i]")):
+        if np.allclose(got, model, rtol=1e-6, atol=0):
+            one = len(cut) == 1
+            found = _into_an_int(kernels, cut)
+            said = f": {' and '.join(found)} put{'s' if len(found) == 1 else ''} " \
+                   f"{'it in an int' if one else 'them in ints'}" if found else ""
+            yield (f"every element of y is {shown}: {names} "
+                   f"{'was cut to a whole number' if one else 'were both cut to whole numbers'}"
+                   f", as an int drops a number's fraction{said}",
+                   f"keep {names} {'a float' if one else 'floats'}: y[i] = alpha * x[i], with no "
+                   f"int on {names if one else 'either'} (no int variable, (int) cast or <int>)")
+            return
+
+
+def _into_an_int(kernels, names):
+    """'<statement> at line L' of each statement of the kernel's body (its simulated twin's
+    source) that has the word int and one of ``names`` (alpha, or x indexed: x[...])."""
+    if (text := kernel_words(kernels)) is None:
+        return []
+    source, tokens, words, body, end = text
+    starts = [k + 1 for k in range(body, end) if words[k] in ("{", ";", "}")]
+    return [f"{source[tokens[start].start:tokens[stop - 1].end]} at line "
+            f"{source_line(source, tokens[start].start)}"
+            for start, stop in ((_past_its_test(text, start), stop) for start, stop in
+                                zip(starts, starts[1:], strict=False))
+            if "int" in words[start:stop] and any(
+                words[k] in names and (words[k] == "alpha" or words[k + 1] == "[")
+                and words[k - 1] != "." for k in range(start, stop))]
+
+
+def _past_its_test(text, start):
+    """Where a statement of ``kernel_words``' text that starts at word ``start`` begins past the
+    if (...), while (...) or else before it (an if without braces and its one statement)."""
+    from helpers.sim.compile.kernel_text import Unreadable, closing
+
+    _, tokens, words, _, _ = text
+    while words[start] == "else" or words[start] in ("if", "while") and words[start + 1] == "(":
+        try:
+            start = start + 1 if words[start] == "else" else closing(tokens, start + 1) + 1
+        except Unreadable:
+            return start
+    return start
 
 
 def a_factor_of_its_own(kernels, x, got):

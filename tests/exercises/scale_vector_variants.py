@@ -255,6 +255,19 @@ WRONG = [
                                                    "        y[i] = a * x[i];")),
      ["every element of y is -2 * x[i], but alpha is -2.5 here: alpha was cut to a whole number",
       "int a = alpha; at line ", "Hint: keep alpha a float"]),
+    # blind audit AU (was 'values wrong everywhere ... Hint: check alpha: y[i] = alpha * x[i]'):
+    # alpha and x[i] both cut to ints before the product (scaled<int>(alpha, x[i]) in the audit)
+    ("alpha_and_x_cut_to_ints",
+     variant(KERNEL, ("y[i] = alpha * x[i];", "y[i] = (int)alpha * (int)x[i];")),
+     ["every element of y is -2 * x[i] with x[i]'s fraction dropped (y[1] = -4 for x[1] = ",
+      "alpha and x[i] were both cut to whole numbers", "y[i] = (int)alpha * (int)x[i]; at line ",
+      "Hint: keep alpha and x[i] floats: y[i] = alpha * x[i]"]),
+    # x[i] alone kept in an int (was 'values wrong everywhere ... Hint: check alpha')
+    ("x_kept_in_an_int",
+     variant(KERNEL, ("        y[i] = alpha * x[i];", "        int v = x[i];\n"
+                                                   "        y[i] = alpha * v;")),
+     ["every element of y is alpha * x[i] with x[i]'s fraction dropped", "x[i] was cut to a whole "
+      "number", "int v = x[i]; at line ", "puts it in an int", "Hint: keep x[i] a float"]),
     ("product_cast_to_int",
      variant(KERNEL, ("alpha * x[i]", "(int)(alpha * x[i])")),
      ["y holds whole numbers", "keep the product a float"]),

@@ -123,3 +123,26 @@ def test_a_second_element_past_n_that_reads_no_further_than_x_s_room_is_named(ke
     assert verdict.problem.startswith("y[1000] to y[1031] were written, past y[n - 1]: each "
                                       "thread also stores a second element"), out
     assert verdict.hint.startswith("remove the second store"), out
+
+
+def test_a_template_instantiated_with_int_is_named(capsys):
+    """Blind audit AU: scaled<int>(alpha, x[i]), a __device__ template (its kernel extern "C"), cuts
+    both alpha and x[i] to ints (was 'values wrong everywhere ... Hint: check alpha')."""
+    path = stable_file("scale_vector_template_int.cu", """
+template <typename T>
+__device__ T scaled(T a, T v) { return a * v; }
+
+extern "C" __global__ void scale_vector(const float *x, float *y, float alpha, int n)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n)
+        y[i] = scaled<int>(alpha, x[i]);
+}
+""")
+    verdict = checker.check_scale_vector(path)
+    out = capsys.readouterr().out
+    assert verdict.problem.startswith("every element of y is -2 * x[i] with x[i]'s fraction "
+                                      "dropped"), out
+    assert "alpha and x[i] were both cut to whole numbers" in verdict.problem, out
+    assert "y[i] = scaled<int>(alpha, x[i]); at line 9" in verdict.problem, out
+    assert verdict.hint.startswith("keep alpha and x[i] floats: y[i] = alpha * x[i]"), out
