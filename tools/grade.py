@@ -110,7 +110,7 @@ def run_child(student_dir: Path, name: str, limits: Limits, workdir: Path):
     seconds)``."""
     scratch = workdir / f"{student_dir.name}-{name}"
     scratch.mkdir(mode=0o700)
-    result = scratch / "verdict.json"
+    result = scratch / sandbox.VERDICT / "verdict.json"
     command, env = sandbox.command(
         [sys.executable, str(Path(__file__).resolve()), "--one", str(student_dir), name,
          str(result), str(limits.seed)], student_dir, scratch)

@@ -7,16 +7,18 @@ malice. Each checker runs
 
 - with no network: a network namespace of its own, in which no other machine, and no port of
   this one, can be reached;
-- with the file system read-only but for a scratch folder of its own (its result, its compile
-  cache, its temporary files: TMPDIR, and a private /tmp), the other students' folders and the
-  instructor's solutions hidden;
+- with a file system of only what it needs, read-only: the system's folders, Python's, the
+  course's without its solutions and its .git, the one student's folder (so no other student's,
+  no grader's file); writable only a private /tmp (its TMPDIR), /dev/shm and scratch folder,
+  memory of a bounded size, and the folder its verdict comes back in;
+- with an environment of only the course's settings and where the tools are (no grader's secret);
 - as the first process of a PID namespace of its own, so that when it ends, or is killed at a
   limit, the kernel ends every process it started, one that left its process group included.
 
 bubblewrap (``bwrap``: Debian's and Ubuntu's package bubblewrap) does all of it, where the
 machine lets it make namespaces (a container may not). Without it, ``unshare`` (util-linux)
-gives the network and process parts and a private TMPDIR, but the file system stays as
-writable as for the grader. With neither, only the limits hold, and the grader says so.
+gives the network and process parts, the environment and a TMPDIR of its own, but the file
+system stays as writable as for the grader. With neither, only the limits hold, and the grader says so.
 Whatever runs it, the checker's process group and every process under it are killed when it
 ends (``end``), and its memory is that of all its processes (``resident_mb``).
 """
@@ -38,6 +40,28 @@ SOLUTIONS = ("cuda_src/solutions", "cuda_src/opencl/solutions", "helpers/exercis
 
 TMP_BYTES = 1 << 30
 """The size of a checker's private /tmp (memory that the memory limit does not see)."""
+
+SCRATCH_BYTES = 256 << 20
+"""The size of a checker's scratch folder (its compile cache, its home), memory as /tmp is."""
+
+SHM_BYTES = 64 << 20
+"""The size of a checker's own /dev/shm, memory as /tmp is."""
+
+VERDICT = "verdict"
+"""The one folder of a checker's scratch folder that is this machine's disk: its verdict's."""
+
+COURSE = ("cuda_src", "helpers", "notebooks", "tools")
+"""What a checker reads of the course. The rest of the checkout is not in its sandbox: its .git
+(every solution's history), a class's folders or grades kept there, the instructor's files."""
+
+SYSTEM = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc", "/opt")
+"""The system's folders, in a checker's sandbox read-only (those this machine has)."""
+
+KEPT = ("PATH", "LANG", "LC_ALL", "LD_LIBRARY_PATH", "CUDA_HOME", "CUDA_PATH", "CUDA_DEVICE",
+        "CUDA_VISIBLE_DEVICES")
+KEPT_PREFIXES = ("CUDA_COURSE_", "CUDA_SIM_")
+"""The grader's environment variables that a checker gets (the course's settings, where the
+compilers and the GPU are): no other, so that no secret of the grader's reaches a submission."""
 
 PREBUILT = ("grid-", "trace-", "prelude-")
 """The grader's compiled parts that every checker's compile cache starts with, read-only (see
@@ -90,34 +114,73 @@ def warning() -> str | None:
 
 def command(argv: list[str], student: Path, scratch: Path) -> tuple[list[str], dict]:
     """``(command, environment)`` that run ``argv`` (a checker on ``student``'s folder) contained
-    as well as this machine allows; ``scratch``, an empty folder, is all it may write."""
-    env = dict(os.environ, TMPDIR=str(scratch / "tmp"), MPLCONFIGDIR=str(scratch / "mpl"))
-    (scratch / "tmp").mkdir()
+    as well as this machine allows; ``scratch``, an empty folder, is all it may write (under
+    bubblewrap, only its folder ``VERDICT`` on this machine's disk)."""
+    (scratch / VERDICT).mkdir()
     found = kind()
+    if found == "bwrap":
+        env = environment(scratch, "/tmp")
+        env.update(CUDA_COURSE_CACHE_DIR=str(scratch / "cache"),
+                   XDG_CACHE_HOME=str(scratch / "xdg-cache"))
+        return _bwrap(student, scratch, env) + argv, env
+    for folder in ("tmp", "home"):
+        (scratch / folder).mkdir()
+    env = environment(scratch, str(scratch / "tmp"))
     if found is None:
         return argv, env
-    if found == "unshare":
-        return UNSHARE + [sys.executable, "-c", NOT_INIT] + argv, env
-    env.update(CUDA_COURSE_CACHE_DIR=str(scratch / "cache"),
-               XDG_CACHE_HOME=str(scratch / "xdg-cache"))
-    return _bwrap(student, scratch) + argv, env
+    return UNSHARE + [sys.executable, "-c", NOT_INIT] + argv, env
 
 
-def _bwrap(student: Path, scratch: Path) -> list[str]:
-    """bwrap's arguments, up to the command: the file system read-only, a private /tmp, the
-    other students and the solutions hidden, ``scratch`` writable, no namespace shared."""
-    args = ["bwrap", "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc",
-            "--size", str(TMP_BYTES), "--tmpfs", "/tmp"]
-    for device in sorted(Path("/dev").glob("nvidia*")):   # a GPU's device files
-        args += ["--dev-bind", str(device), str(device)]
+def environment(scratch: Path, tmp: str) -> dict:
+    """A checker's environment: the grader's variables that ``KEPT`` names (no secret of the
+    grader's reaches it), its home and caches in ``scratch``, its temporary files in ``tmp``."""
+    kept = {k: v for k, v in os.environ.items() if k in KEPT or k.startswith(KEPT_PREFIXES)}
+    return {"PATH": os.defpath, **kept, "HOME": str(scratch / "home"), "TMPDIR": tmp,
+            "MPLCONFIGDIR": str(scratch / "mpl")}
+
+
+def _bwrap(student: Path, scratch: Path, env: dict) -> list[str]:
+    """bwrap's arguments, up to the command: a file system of only what a checker needs, read-only
+    (the system's folders, Python's, the course's without its solutions, ``student``), a private
+    /tmp and /dev/shm, ``scratch`` a private folder but for its VERDICT, no namespace shared, and
+    no variable but ``env``. bwrap mounts in order, the last on top: what hides comes after what
+    it hides in."""
+    args = ["bwrap", "--dev", "/dev", "--size", str(SHM_BYTES), "--tmpfs", "/dev/shm",
+            "--proc", "/proc", "--size", str(TMP_BYTES), "--tmpfs", "/tmp", *_system(), *_gpu()]
+    prefixes = {Path(p).resolve() for p in (sys.prefix, sys.base_prefix, sys.exec_prefix)}
+    course = [ROOT / name for name in COURSE]
+    args += [x for folder in [*prefixes, *course] for x in ("--ro-bind", str(folder), str(folder))]
     student = student.resolve()
     if student.parent != Path("/"):
         args += ["--tmpfs", str(student.parent)]           # the other students' folders
     args += [x for d in SOLUTIONS if (ROOT / d).is_dir() for x in ("--tmpfs", str(ROOT / d))]
-    for folder in {ROOT, Path(sys.prefix), Path(sys.base_prefix), student}:
-        args += ["--ro-bind", str(folder), str(folder)]      # again, should /tmp hold them
-    args += ["--bind", str(scratch), str(scratch), *_prebuilt(scratch / "cache")]
+    args += ["--ro-bind", str(student), str(student),
+             "--perms", "0700", "--size", str(SCRATCH_BYTES), "--tmpfs", str(scratch),
+             "--bind", str(scratch / VERDICT), str(scratch / VERDICT),
+             "--dir", env["HOME"], *_prebuilt(scratch / "cache")]
+    args += ["--clearenv", *[x for item in env.items() for x in ("--setenv", *item)]]
     return args + [*NAMESPACES, "--chdir", str(ROOT), "--"]
+
+
+def _system() -> list[str]:
+    """bwrap's arguments that put the system's folders (``SYSTEM``) in the sandbox, read-only."""
+    args = []
+    for name in SYSTEM:
+        path = Path(name)
+        if path.is_symlink():      # /bin -> usr/bin, where /usr is merged
+            args += ["--symlink", os.readlink(path), name]
+        elif path.is_dir():
+            args += ["--ro-bind", name, name]
+    return args
+
+
+def _gpu() -> list[str]:
+    """bwrap's arguments that give a GPU's device files and what CUDA reads of the kernel's (its
+    /sys; /proc/driver/nvidia is in the sandbox's /proc), on a machine that has one."""
+    devices = sorted(Path("/dev").glob("nvidia*"))
+    if not devices:
+        return []
+    return [*[x for d in devices for x in ("--dev-bind", str(d), str(d))], "--ro-bind", "/sys", "/sys"]
 
 
 def _prebuilt(cache: Path) -> list[str]:
@@ -131,11 +194,10 @@ def _prebuilt(cache: Path) -> list[str]:
     except OSError:
         return []
     inside = cache / f"sim-v{LAYOUT_VERSION}"
-    inside.mkdir(parents=True, mode=0o700)
-    os.chmod(cache, 0o700)
     parts = [p for p in shared.iterdir() if p.name.startswith(PREBUILT) and p.is_dir()
              and any(f.suffix in (".o", ".gch") for f in p.iterdir())]   # built, not wanted
-    return [x for p in parts for x in ("--ro-bind", str(p), str(inside / p.name))]
+    return ["--perms", "0700", "--dir", str(cache), "--perms", "0700", "--dir", str(inside),
+            *[x for p in parts for x in ("--ro-bind", str(p), str(inside / p.name))]]
 
 
 def descendants(pid: int) -> list[int]:

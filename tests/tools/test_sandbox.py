@@ -9,6 +9,7 @@ tree killed, the memory of every process counted."""
 import csv
 import json
 import os
+import shutil
 import socket
 import subprocess
 import sys
@@ -223,3 +224,82 @@ def test_the_memory_counted_is_that_of_every_process_under_the_checker():
     finally:
         sandbox.end(child.pid)
         child.wait(timeout=10)
+
+
+PROBE = """
+import json, os, sys, tempfile
+def read(path):
+    try:
+        with open(path, "rb") as f:
+            return len(f.read())
+    except OSError as err:
+        return type(err).__name__
+def fill(folder, size):
+    try:
+        with open(os.path.join(folder, "fill.bin"), "wb") as f:
+            f.write(bytes(size))
+            f.flush()
+            os.fsync(f.fileno())
+        return "written"
+    except OSError as err:
+        return type(err).__name__
+paths = json.loads(sys.argv[1])
+print(json.dumps({"read": {name: read(path) for name, path in paths.items()},
+                  "secrets": sorted(k for k in os.environ if "TOKEN" in k),
+                  "tmpdir": tempfile.gettempdir(), "tmp": fill(tempfile.gettempdir(), 48 << 20),
+                  "shm": fill("/dev/shm", 48 << 20), "home": fill(os.environ["HOME"], 48 << 20)}))
+"""
+
+
+@pytest.fixture
+def in_the_course():
+    """A folder in the course's checkout, outside what a checker needs of it (a class's
+    submissions or the grader's --out folder kept there); removed afterwards."""
+    folder = ROOT / f"sandbox-test-{os.getpid()}"
+    folder.mkdir()
+    yield folder
+    shutil.rmtree(folder)
+
+
+def _probe(student, scratch, paths):
+    """What a checker's process in the sandbox of ``student`` can read of ``paths`` ({name:
+    path}), which variables named *TOKEN* it has, and what it can write to /tmp, /dev/shm and its home
+    (in its scratch folder)."""
+    command, env = sandbox.command([sys.executable, "-c", PROBE, json.dumps(
+        {name: str(path) for name, path in paths.items()})], student, scratch)
+    done = subprocess.run(command, env=env, cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout)
+
+
+@pytest.mark.parametrize("inside", [False, True], ids=["submissions-outside", "inside-the-course"])
+def test_a_checker_reads_only_its_student_and_the_course_without_solutions(
+        inside, in_the_course, tmp_path, monkeypatch):
+    """The course's solutions and its .git (which holds every solution's history), a classmate's
+    folder (the submissions folder in the course or not), the grader's --out folder and home
+    folder, and the grader's secrets stay out of a checker's sandbox (AVB-03, 04, 05, 09, 25);
+    what it writes is memory of a bounded size, never this machine's disk (AVB-18, 19)."""
+    _require("bwrap")
+    monkeypatch.setenv("GRADER_TOKEN", "canary")
+    monkeypatch.setattr(sandbox, "TMP_BYTES", 32 << 20)
+    monkeypatch.setattr(sandbox, "SHM_BYTES", 32 << 20)
+    monkeypatch.setattr(sandbox, "SCRATCH_BYTES", 32 << 20)
+    submissions = (in_the_course if inside else tmp_path) / "submissions"
+    for student in ("alice", "mallory"):
+        (submissions / student / "cuda_src").mkdir(parents=True)
+        (submissions / student / "cuda_src" / "work.cu").write_text(f"// {student}\n")
+    out = in_the_course / "out"
+    out.mkdir()
+    (out / "grades.csv").write_text("alice,pass\n")
+    home = next((p for p in Path.home().iterdir() if p.is_file()), None)
+    paths = {"solution": ROOT / "helpers" / "exercises" / "solutions" / "pipeline.py",
+             "git": ROOT / ".git", "classmate": submissions / "alice" / "cuda_src" / "work.cu",
+             "grades": out / "grades.csv", "home": home or "/nonexistent",
+             "own": submissions / "mallory" / "cuda_src" / "work.cu",
+             "course": ROOT / "helpers" / "exercises" / "catalog.py"}
+    (tmp_path / "scratch").mkdir()
+    seen = _probe(submissions / "mallory", tmp_path / "scratch", paths)
+    read = {name: isinstance(size, int) for name, size in seen["read"].items()}
+    assert read == {**dict.fromkeys(paths, False), "own": True, "course": True}, seen
+    assert seen["secrets"] == [], seen
+    assert seen["tmpdir"] == "/tmp" and seen["tmp"] == seen["shm"] == seen["home"] == "OSError", seen
