@@ -7,7 +7,8 @@ container (which has no GPU).
 
 ``build`` writes the zip Gradescope's "Configure Autograder" page takes: at its top
 ``setup.sh`` (run once to build the image: the course's ``apt.txt``, g++ and binutils for the
-simulator, from apt, then the course and its Python dependencies with pip) and
+simulator, and bubblewrap for the checkers' sandbox, from apt, then the course and its Python
+dependencies with pip) and
 ``run_autograder``; and ``course/``, the student release (no solutions:
 ``tools/student_release.py``) with ``gradescope.json``, the points and limits given here.
 
@@ -45,8 +46,9 @@ SETUP = """#!/usr/bin/env bash
 set -euo pipefail
 export DEBIAN_FRONTEND=noninteractive
 apt-get update
-# the simulator's compiler and linker, as apt.txt lists them for Binder (g++, binutils)
-apt-get install -y --no-install-recommends python3 python3-venv python3-pip \
+# the simulator's compiler and linker, as apt.txt lists them for Binder (g++, binutils), and
+# bubblewrap, the checkers' sandbox (tools/sandbox.py)
+apt-get install -y --no-install-recommends python3 python3-venv python3-pip bubblewrap \
     $(cat /autograder/source/course/apt.txt)
 python3 -m venv /autograder/venv
 /autograder/venv/bin/pip install --upgrade pip

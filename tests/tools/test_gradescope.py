@@ -42,7 +42,7 @@ def test_the_zip_has_setup_and_run_autograder_at_its_top_and_no_solution(bundle)
         apt = z.read("course/apt.txt").decode().split()
         settings = json.loads(z.read("course/gradescope.json"))
     assert modes["setup.sh"] & 0o111 and modes["run_autograder"] & 0o111
-    assert "apt-get install" in setup and "course/apt.txt" in setup
+    assert "apt-get install" in setup and "course/apt.txt" in setup and "bubblewrap" in setup
     assert apt == ["g++", "binutils"]
     assert "pip install -e /autograder/source/course" in setup
     assert "course/tools/grade.py" in names and "course/helpers/exercises/catalog.py" in names
