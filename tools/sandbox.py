@@ -57,8 +57,12 @@ COURSE = ("cuda_src", "helpers", "notebooks", "tools")
 SYSTEM = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc", "/opt")
 """The system's folders, in a checker's sandbox read-only (those this machine has)."""
 
-KEPT = ("PATH", "LANG", "LC_ALL", "LD_LIBRARY_PATH", "CUDA_HOME", "CUDA_PATH", "CUDA_DEVICE",
-        "CUDA_VISIBLE_DEVICES")
+SECRETS = ("/etc/shadow", "/etc/shadow-", "/etc/gshadow", "/etc/gshadow-", "/etc/ssh",
+           "/etc/ssl/private", "/etc/sudoers", "/etc/sudoers.d")
+"""What of /etc a grader running as root could read and a checker must not: hidden (emptied)."""
+
+KEPT = ("PATH", "PYTHONPATH", "LANG", "LC_ALL", "LD_LIBRARY_PATH", "CUDA_HOME", "CUDA_PATH",
+        "CUDA_DEVICE", "CUDA_VISIBLE_DEVICES")
 KEPT_PREFIXES = ("CUDA_COURSE_", "CUDA_SIM_")
 """The grader's environment variables that a checker gets (the course's settings, where the
 compilers and the GPU are): no other, so that no secret of the grader's reaches a submission."""
@@ -148,6 +152,7 @@ def _bwrap(student: Path, scratch: Path, env: dict) -> list[str]:
     args = ["bwrap", "--dev", "/dev", "--size", str(SHM_BYTES), "--tmpfs", "/dev/shm",
             "--proc", "/proc", "--size", str(TMP_BYTES), "--tmpfs", "/tmp", *_system(), *_gpu()]
     prefixes = {Path(p).resolve() for p in (sys.prefix, sys.base_prefix, sys.exec_prefix)}
+    prefixes |= _python_path(env)
     course = [ROOT / name for name in COURSE]
     args += [x for folder in [*prefixes, *course] for x in ("--ro-bind", str(folder), str(folder))]
     student = student.resolve()
@@ -162,8 +167,17 @@ def _bwrap(student: Path, scratch: Path, env: dict) -> list[str]:
     return args + [*NAMESPACES, "--chdir", str(ROOT), "--"]
 
 
+def _python_path(env: dict) -> set:
+    """The folders of PYTHONPATH (where packages were installed with --target, say), but the
+    course's: its folders come in as ``COURSE`` says, without its solutions and its .git."""
+    found = {Path(p).resolve() for p in env.get("PYTHONPATH", "").split(os.pathsep) if p}
+    return {p for p in found if p.is_dir() and p != ROOT.resolve()
+            and ROOT.resolve() not in p.parents and p not in ROOT.resolve().parents}
+
+
 def _system() -> list[str]:
-    """bwrap's arguments that put the system's folders (``SYSTEM``) in the sandbox, read-only."""
+    """bwrap's arguments that put the system's folders (``SYSTEM``) in the sandbox, read-only,
+    with ``SECRETS`` emptied."""
     args = []
     for name in SYSTEM:
         path = Path(name)
@@ -171,6 +185,11 @@ def _system() -> list[str]:
             args += ["--symlink", os.readlink(path), name]
         elif path.is_dir():
             args += ["--ro-bind", name, name]
+    for name in SECRETS:
+        if Path(name).is_dir() and not Path(name).is_symlink():
+            args += ["--tmpfs", name]
+        elif Path(name).exists():
+            args += ["--ro-bind", "/dev/null", name]
     return args
 
 

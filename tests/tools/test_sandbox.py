@@ -277,10 +277,16 @@ def test_a_checker_reads_only_its_student_and_the_course_without_solutions(
         inside, in_the_course, tmp_path, monkeypatch):
     """The course's solutions and its .git (which holds every solution's history), a classmate's
     folder (the submissions folder in the course or not), the grader's --out folder and home
-    folder, and the grader's secrets stay out of a checker's sandbox (AVB-03, 04, 05, 09, 25);
-    what it writes is memory of a bounded size, never this machine's disk (AVB-18, 19)."""
+    folder, and the grader's secrets stay out of a checker's sandbox (AVB-03, 04, 05, 09, 25), and
+    /etc's (read as root); a PYTHONPATH folder (packages installed with --target) comes in, but
+    the course's own root on it does not bring its .git; what it writes is memory of a bounded
+    size, never this machine's disk (AVB-18, 19)."""
     _require("bwrap")
     monkeypatch.setenv("GRADER_TOKEN", "canary")
+    site = tmp_path / "site"
+    site.mkdir()
+    (site / "installed.py").write_text("")
+    monkeypatch.setenv("PYTHONPATH", f"{site}{os.pathsep}{ROOT}")
     monkeypatch.setattr(sandbox, "TMP_BYTES", 32 << 20)
     monkeypatch.setattr(sandbox, "SHM_BYTES", 32 << 20)
     monkeypatch.setattr(sandbox, "SCRATCH_BYTES", 32 << 20)
@@ -295,11 +301,13 @@ def test_a_checker_reads_only_its_student_and_the_course_without_solutions(
     paths = {"solution": ROOT / "helpers" / "exercises" / "solutions" / "pipeline.py",
              "git": ROOT / ".git", "classmate": submissions / "alice" / "cuda_src" / "work.cu",
              "grades": out / "grades.csv", "home": home or "/nonexistent",
-             "own": submissions / "mallory" / "cuda_src" / "work.cu",
-             "course": ROOT / "helpers" / "exercises" / "catalog.py"}
+             "shadow": "/etc/shadow", "own": submissions / "mallory" / "cuda_src" / "work.cu",
+             "course": ROOT / "helpers" / "exercises" / "catalog.py",
+             "installed": site / "installed.py"}
     (tmp_path / "scratch").mkdir()
     seen = _probe(submissions / "mallory", tmp_path / "scratch", paths)
     read = {name: isinstance(size, int) for name, size in seen["read"].items()}
-    assert read == {**dict.fromkeys(paths, False), "own": True, "course": True}, seen
+    assert read == {**dict.fromkeys(paths, False), "own": True, "course": True, "installed": True,
+                    "shadow": read["shadow"] and not Path("/etc/shadow").exists()}, seen
     assert seen["secrets"] == [], seen
     assert seen["tmpdir"] == "/tmp" and seen["tmp"] == seen["shm"] == seen["home"] == "OSError", seen
