@@ -151,22 +151,29 @@ def check(exercise: Exercise, root: Path, hidden: int | None = None) -> Verdict:
         return not_yet(f"no cell defining {exercise.function} in {exercise.work}",
                        f"keep the exercise's cell, def {exercise.function}(...), in the "
                        "notebook, and save it").report()
-    return checker(define_function(source, exercise.function), hidden=hidden)
+    function = define_function(source, exercise.function)
+    return function.report() if isinstance(function, Verdict) else checker(function, hidden=hidden)
 
 
 def define_function(source: str, name: str, filename: str = ""):
     """Run a notebook cell's ``source`` as the notebook would and return the function ``name``
-    it defines (a cell that does not run gives a function that raises its error). Its code is
-    named ``filename`` (a file's path), or ``<name>`` for a cell, whose lines a traceback then
-    shows (``learner_code.learner_line``)."""
+    it defines (a cell that does not run gives a function that raises its error), or, where
+    ``python_screen`` refuses any of the source, module level too, the verdict that says what,
+    none of it run. Its code is named ``filename`` (a file's path), or ``<name>`` for a cell,
+    whose lines a traceback then shows (``learner_code.learner_line``)."""
     import linecache
 
     import numpy as np
 
     from helpers.backend import drv, gpuarray
     from helpers.ch11.multigpu import using
+    from helpers.exercises.learner_code import code_in
+    from helpers.exercises.python_screen import refusal
 
     filename = filename or f"<{name}>"
+    code = code_in(source, filename)
+    if code and (refused := refusal(code)):
+        return not_yet(*refused)
     linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
     namespace = {"drv": drv, "np": np, "gpuarray": gpuarray, "using": using}
     try:

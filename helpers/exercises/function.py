@@ -17,6 +17,7 @@ import numpy as np
 
 from helpers.exercises.learner_code import (call_running, caret_as_power, code_of, frame_of,
                                            learner_line, raised)
+from helpers.exercises.python_screen import refusal
 from helpers.exercises.verdict import Mistake, Verdict, not_yet
 
 READ_THE_MESSAGE = "the message says what went wrong on that line"
@@ -125,8 +126,14 @@ def hold_streams(streams, drv):
 
 def check_function(fn, name: str, verdict) -> Verdict:
     """Print and return ``verdict(fn)``, or the verdict that ``fn`` is not a function (the
-    notebook passed what the function ``name`` returned). Device memory allocated meanwhile
-    starts as zeros (``allocations_zeroed``)."""
+    notebook passed what the function ``name`` returned), or that its code uses what
+    ``python_screen`` refuses (as ``catalog.define_function`` refuses it for the grader), or
+    ``fn`` itself where it is that verdict already. Device memory allocated meanwhile starts as
+    zeros (``allocations_zeroed``)."""
+    if isinstance(fn, Verdict):
+        return fn.report()
+    if callable(fn) and (code := code_of(fn)) and (refused := refusal(code)):
+        return not_yet(*refused).report()
     if callable(fn):
         with allocations_zeroed():
             return verdict(fn).report()

@@ -214,6 +214,22 @@ def code_of(fn) -> LearnerCode | None:
         tree = ast.parse(source)
     except (OSError, TypeError, SyntaxError):
         return None
-    name = fn.__code__.co_filename
-    place = "your cell" if name.startswith("<") or "ipykernel_" in name else Path(name).name
-    return LearnerCode(tree, first, place, source.splitlines())
+    return LearnerCode(tree, first, _place(fn.__code__.co_filename), source.splitlines())
+
+
+def code_in(source: str, filename: str) -> LearnerCode | None:
+    """A whole cell's or file's ``source``, named ``filename`` (as ``catalog.define_function``
+    names it), as a ``LearnerCode``; None where it does not parse."""
+    import ast
+
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError):
+        return None
+    return LearnerCode(tree, 1, _place(filename), source.splitlines())
+
+
+def _place(filename: str) -> str:
+    """Where code named ``filename`` is, as the learner knows it: "your cell" or a file's name."""
+    return "your cell" if filename.startswith("<") or "ipykernel_" in filename else \
+        Path(filename).name

@@ -48,3 +48,18 @@ def test_a_view_keeps_what_its_base_holds_and_the_driver_is_restored():
         copied = gpuarray.to_gpu(np.full(4, 7, np.float32))
     assert list(view.get()) == [2, 3, 4, 5] and list(copied.get()) == [7] * 4
     assert (drv.mem_alloc, gpuarray.GPUArray.__init__) == (alloc, init)
+
+
+def frame_walker(h, d, stream):   # a notebook's function that reaches the checker's globals
+    walker = (k for k in range(1))
+    return walker.gi_frame.f_back.f_globals
+
+
+def test_a_notebook_s_function_is_screened_as_the_grader_screens_it(capsys):
+    from helpers.exercises.copy_bandwidth import check_copy_bandwidth
+
+    verdict = check_copy_bandwidth(frame_walker)
+    assert not verdict.passed, verdict
+    line = frame_walker.__code__.co_firstlineno + 2
+    assert verdict.problem.startswith(f"line {line} of test_function.py reads .f_globals, which "
+                                      "walks Python's frames"), verdict

@@ -339,3 +339,27 @@ def test_a_function_that_pops_the_notebooks_context_is_told_so(capsys):
             "    return float(total)", "    contexts[0].pop()\n    return float(total)")]))
     assert "it popped a context it had not pushed" in verdict.problem, verdict
     assert "pop only what you pushed" in verdict.hint, verdict
+
+
+# red-team audit AVB-02: the file, as it was run, replaced the checker's detector in the
+# checker's own process (a PASS for a function that returns 0.0)
+CHECKER_REWRITTEN = """import sys
+m = sys.modules.get("helpers.exercises.split_sum")
+if m is not None:
+    m._mistakes = lambda fn, contexts, n: iter(())
+def my_split_sum(x, contexts, sums):
+    return 0.0
+"""
+
+
+def test_a_file_that_rewrites_the_checker_is_refused_unrun(monkeypatch, tmp_path, capsys):
+    from helpers.exercises import split_sum
+
+    monkeypatch.setattr(split_sum, "_mistakes", split_sum._mistakes)   # put back, whatever ran
+    detector = split_sum._mistakes
+    file = tmp_path / "split_sum.py"
+    file.write_text(CHECKER_REWRITTEN)
+    verdict = check_split_sum(str(file))
+    assert not verdict.passed, verdict
+    assert verdict.problem.startswith("line 4 of split_sum.py names _mistakes"), verdict
+    assert split_sum._mistakes is detector

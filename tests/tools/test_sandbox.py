@@ -139,9 +139,12 @@ def test_every_student_gets_a_verdict_and_the_others_pass(graded):
     rows, _, printed, _ = graded
     assert sorted(rows) == ["ann", "caller", "forker", "hog", "writer", "zoe"]
     assert rows["ann"]["result"] == rows["zoe"]["result"] == "pass", rows
-    for student in ("caller", "forker", "writer"):
+    # refused by helpers/exercises/python_screen.py before any of it runs, the sandbox behind it
+    for student, words in (("caller", "imports socket"), ("forker", "imports os"),
+                           ("writer", "calls open")):
         assert rows[student]["result"] == "fail", rows[student]
-        assert rows[student]["problem"].startswith("your function raised RuntimeError"), rows
+        assert rows[student]["problem"].startswith("line ") and words in rows[student][
+            "problem"], rows
     assert "hidden cases: seed" in printed
 
 
@@ -165,7 +168,7 @@ def test_no_process_outlives_grading(graded):
 def test_no_connection_reaches_this_machine(graded):
     rows, escaped, _, _ = graded
     assert escaped["connections"] == []
-    assert "no network" in rows["caller"]["problem"], rows["caller"]
+    assert "imports socket" in rows["caller"]["problem"], rows["caller"]   # the screen's refusal
 
 
 @pytest.mark.slow
