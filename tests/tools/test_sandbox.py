@@ -314,3 +314,52 @@ def test_a_checker_reads_only_its_student_and_the_course_without_solutions(
                     "shadow": read["shadow"] and not Path("/etc/shadow").exists()}, seen
     assert seen["secrets"] == [], seen
     assert seen["tmpdir"] == "/tmp" and seen["tmp"] == seen["shm"] == seen["home"] == "OSError", seen
+
+
+HOSTILE = """
+import json, os, socket, subprocess, sys
+args = json.loads(sys.argv[1])
+def attempt(action):
+    try:
+        action()
+        return "done"
+    except OSError as err:
+        return type(err).__name__
+def connect():
+    socket.create_connection(("127.0.0.1", args["port"]), timeout=2).close()
+def write(path):
+    with open(path, "w") as f:
+        f.write("escaped")
+late = (f"import time; time.sleep(2); open({args['late']!r}, 'w').write('outlived')")
+subprocess.Popen([sys.executable, "-c", late], start_new_session=True,
+                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+print(json.dumps({"connect": attempt(connect),
+                  "outside": attempt(lambda: write(args["outside"])),
+                  "own": attempt(lambda: write(args["own"]))}))
+"""
+
+
+def test_a_checkers_code_reaches_no_port_writes_nowhere_else_and_leaves_no_process(tmp_path):
+    """Code run in the sandbox as it is (the Python screen keeps a student's from getting this
+    far): a connection to this machine fails, a file outside its scratch or in its own student's
+    folder cannot be written, and a process it started in a session of its own ends with it."""
+    _require("bwrap")
+    student, scratch = tmp_path / "submissions" / "mallory", tmp_path / "scratch"
+    student.mkdir(parents=True)
+    scratch.mkdir()
+    with socket.socket() as listener:
+        listener.bind(("127.0.0.1", 0))
+        listener.listen()
+        args = {"port": listener.getsockname()[1], "outside": str(tmp_path / "escaped.txt"),
+                "own": str(student / "escaped.txt"),
+                "late": str(scratch / sandbox.VERDICT / "late.txt")}
+        command, env = sandbox.command([sys.executable, "-c", HOSTILE, json.dumps(args)],
+                                       student, scratch)
+        done = subprocess.run(command, env=env, cwd=ROOT, capture_output=True, text=True,
+                              timeout=120)
+    assert done.returncode == 0, done.stderr
+    seen = json.loads(done.stdout)   # a write outside may land in its private /tmp, not ours
+    assert seen["connect"] != "done" and seen["own"] != "done", seen
+    time.sleep(4)
+    assert not (tmp_path / "escaped.txt").exists() and not (student / "escaped.txt").exists()
+    assert not (scratch / sandbox.VERDICT / "late.txt").exists(), "a process outlived the checker"
