@@ -15,7 +15,7 @@ import numbers
 
 import numpy as np
 
-from helpers.exercises.learner_code import (call_running, caret_as_power, code_of, frame_of,
+from helpers.exercises.learner_code import (call_running, caret_as_power, cell_of, code_of, frame_of,
                                            learner_line, raised)
 from helpers.exercises.python_screen import refusal
 from helpers.exercises.verdict import Mistake, Verdict, not_yet
@@ -132,7 +132,7 @@ def check_function(fn, name: str, verdict) -> Verdict:
     zeros (``allocations_zeroed``)."""
     if isinstance(fn, Verdict):
         return fn.report()
-    if callable(fn) and (code := code_of(fn)) and (refused := refusal(code)):
+    if callable(fn) and (code := cell_of(fn)) and (refused := refusal(code)):
         return not_yet(*refused).report()
     if callable(fn):
         with allocations_zeroed():

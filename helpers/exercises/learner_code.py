@@ -229,6 +229,17 @@ def code_in(source: str, filename: str) -> LearnerCode | None:
     return LearnerCode(tree, 1, _place(filename), source.splitlines())
 
 
+def cell_of(fn) -> LearnerCode | None:
+    """The whole notebook cell that defined ``fn`` (as IPython, or ``catalog.define_function``,
+    named it and put it in linecache), as the grader reads the cell from the notebook; for a
+    function of a file, ``code_of(fn)``, the function alone."""
+    import linecache
+
+    filename = getattr(getattr(fn, "__code__", None), "co_filename", "")
+    lines = linecache.getlines(filename) if _place(filename) == "your cell" else []
+    return (code_in("".join(lines), filename) if lines else None) or code_of(fn)
+
+
 def _place(filename: str) -> str:
     """Where code named ``filename`` is, as the learner knows it: "your cell" or a file's name."""
     return "your cell" if filename.startswith("<") or "ipykernel_" in filename else \

@@ -63,3 +63,20 @@ def test_a_notebook_s_function_is_screened_as_the_grader_screens_it(capsys):
     line = frame_walker.__code__.co_firstlineno + 2
     assert verdict.problem.startswith(f"line {line} of test_function.py reads .f_globals, which "
                                       "walks Python's frames"), verdict
+
+
+def test_a_notebook_s_whole_cell_is_screened_as_the_grader_screens_it(capsys):
+    """The grader screens the cell that defines the function (read from the notebook); the
+    notebook's own check screens the same cell, as IPython named it, not the function alone."""
+    import linecache
+
+    from helpers.exercises.copy_bandwidth import check_copy_bandwidth
+
+    cell, name = "import os\n\ndef my_copy_gbs(h, d, stream):\n    return 1.0\n", \
+        "/tmp/ipykernel_4242/1234567.py"
+    linecache.cache[name] = (len(cell), None, cell.splitlines(True), name)
+    namespace = {}
+    exec(compile(cell, name, "exec"), namespace)  # noqa: S102 - a notebook's cell, as IPython runs it
+    verdict = check_copy_bandwidth(namespace["my_copy_gbs"])
+    assert not verdict.passed and verdict.problem.startswith("line 1 of your cell imports os"), \
+        verdict
