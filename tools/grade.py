@@ -168,13 +168,9 @@ def grade(student_dir: Path, exercise, limits: Limits, workdir: Path, logs: Path
 def _verdict_row(student_dir: Path, exercise, limits: Limits, workdir: Path, logs: Path) -> dict:
     row = {"student": student_dir.name, "exercise": exercise.name, "seconds": "0.0",
            "result": "fail", "error": "", "slow": ""}
-    if not (student_dir / exercise.work).is_file():
-        return {**row, "status": "not handed in", "problem": f"not handed in: {exercise.work} "
-                "is missing from the submission", "hint": f"hand in {exercise.work}"}
-    if catalog.learner_work(exercise, student_dir) is not None \
-            and not catalog.started(exercise, student_dir):
-        return {**row, "status": "not started", "problem": "not started: the stub is as shipped",
-                "hint": f"edit {exercise.work}"}
+    unchecked = _not_to_check(student_dir, exercise)
+    if unchecked:
+        return {**row, **unchecked}
     verdict, stopped, output, seconds = run_child(student_dir, exercise.name, limits, workdir)
     (logs / student_dir.name).mkdir(parents=True, exist_ok=True)
     (logs / student_dir.name / f"{exercise.name}.txt").write_bytes(output)
@@ -195,6 +191,24 @@ def _verdict_row(student_dir: Path, exercise, limits: Limits, workdir: Path, log
     return {**row, "result": "pass" if verdict["passed"] else "fail", "status": status,
             "problem": verdict["problem"], "hint": verdict["hint"], "error": verdict["error"],
             "slow": verdict["slow"]}
+
+
+def _not_to_check(student_dir: Path, exercise) -> dict | None:
+    """The status, problem and hint of work no checker need run on (missing, not a notebook,
+    the stub as shipped), or None."""
+    work = student_dir / exercise.work
+    if not work.is_file():
+        return {"status": "not handed in", "problem": f"not handed in: {exercise.work} is "
+                "missing from the submission", "hint": f"hand in {exercise.work}"}
+    if not exercise.is_kernel and catalog.notebook_cells(work) is None:
+        return {"status": "not handed in", "problem": f"not handed in: {exercise.work} is not a "
+                "notebook (Jupyter cannot open it: it is not a notebook's JSON with its cells)",
+                "hint": f"hand in {exercise.work} as Jupyter saves it (File, Save Notebook)"}
+    if catalog.learner_work(exercise, student_dir) is not None \
+            and not catalog.started(exercise, student_dir):
+        return {"status": "not started", "problem": "not started: the stub is as shipped",
+                "hint": f"edit {exercise.work}"}
+    return None
 
 
 def _last_line(output: bytes) -> str:

@@ -265,3 +265,24 @@ def test_the_summary_counts_the_fast_among_the_passes():
                                                           ("bob", "pass", "passed", "1"),
                                                           ("cy", "fail", "not yet", "0"))]
     assert "  box_blur      2 of 3 (1 FAST)" in grade.summary(rows).splitlines()
+
+
+def _grade_module():
+    spec = importlib.util.spec_from_file_location("grade", ROOT / "tools" / "grade.py")
+    grade = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(grade)
+    return grade
+
+
+@pytest.mark.parametrize("text", ['{"cells": [1]}', '{"cells": {}}', "[]", "[" * 100_000])
+def test_a_notebook_that_is_json_but_not_a_notebook_is_not_handed_in(tmp_path, text):
+    """Read in the grader's own process, before any checker runs: it never raises there (round
+    AV of the red-team audit, AVB-17)."""
+    grade = _grade_module()
+    work = tmp_path / "zed" / catalog.find("pipeline").work
+    work.parent.mkdir(parents=True)
+    work.write_text(text)
+    row = grade.grade(tmp_path / "zed", catalog.find("pipeline"), grade.Limits(20, 2048, 64),
+                      tmp_path, tmp_path / "logs")
+    assert (row["result"], row["status"]) == ("fail", "not handed in"), row
+    assert "not a notebook" in row["problem"], row
