@@ -38,6 +38,7 @@ where it is not (README, "For instructors").
 from __future__ import annotations
 
 import argparse
+import errno
 import json
 import os
 import secrets
@@ -106,8 +107,8 @@ _interrupted = threading.Event()  # grading was interrupted: start no other chec
 
 def run_child(student_dir: Path, name: str, limits: Limits, workdir: Path):
     """Run one checker in its own process group, sandboxed, with a scratch folder of its own;
-    kill whatever it leaves behind; ``(verdict dict or None, why it stopped, output bytes kept,
-    seconds)``."""
+    kill whatever it leaves behind; ``(verdict: read_verdict's, why it stopped, output bytes
+    kept, seconds)``."""
     scratch = workdir / f"{student_dir.name}-{name}"
     scratch.mkdir(mode=0o700)
     result = scratch / "verdict.json"
@@ -129,9 +130,40 @@ def run_child(student_dir: Path, name: str, limits: Limits, workdir: Path):
         sandbox.end(child.pid)
         _running.discard(child.pid)
     output.join(timeout=5)
-    verdict = json.loads(result.read_text()) if result.is_file() else None
+    verdict = read_verdict(result)
     shutil.rmtree(scratch, ignore_errors=True)
     return verdict, stopped, bytes(output.kept), time.monotonic() - start
+
+
+VERDICT_TYPES = {"passed": bool, "fast": bool, "problem": str, "hint": str, "error": str,
+                 "slow": str}
+"""The verdict a checker writes (``check_one``): its fields and their types."""
+VERDICT_BYTES = 64 * 1024
+
+
+def read_verdict(path: Path) -> dict | str | None:
+    """The verdict the checker wrote at ``path``; None where it wrote none; else why the file
+    is not its verdict (the student's code runs in that process and can write there): read as
+    a plain file (never through a link), at most ``VERDICT_BYTES``, taken only as a dict of
+    ``VERDICT_TYPES``."""
+    try:
+        with os.fdopen(os.open(path, os.O_RDONLY | os.O_NOFOLLOW), "rb") as file:
+            data = file.read(VERDICT_BYTES + 1)
+    except FileNotFoundError:
+        return None
+    except OSError as err:
+        return "a link or a file that cannot be read" if err.errno == errno.ELOOP \
+            else f"a file that cannot be read ({err.strerror})"
+    if len(data) > VERDICT_BYTES:
+        return f"larger than {VERDICT_BYTES // 1024} KB"
+    try:
+        verdict = json.loads(data)
+    except (ValueError, RecursionError):
+        return "not JSON the grader can read"
+    if not isinstance(verdict, dict) or verdict.keys() != VERDICT_TYPES.keys() \
+            or any(type(verdict[key]) is not kind for key, kind in VERDICT_TYPES.items()):
+        return "JSON of another shape"
+    return verdict
 
 
 def _watch(child, output, limits: Limits, start: float) -> str | None:
@@ -161,8 +193,21 @@ def _flooded(output, limits: Limits, wait=False) -> str | None:
 
 
 def grade(student_dir: Path, exercise, limits: Limits, workdir: Path, logs: Path) -> dict:
-    """One row of the CSV (``gradebook.ROW_FIELDS`` but the scores), its paths the student's."""
-    return in_submission(_verdict_row(student_dir, exercise, limits, workdir, logs), student_dir)
+    """One row of the CSV (``gradebook.ROW_FIELDS`` but the scores), its paths the student's.
+    Whatever goes wrong in the grader on one submission is that row's "crashed", and a warning
+    to the instructor: one student never stops the grading of the class."""
+    try:
+        row = _verdict_row(student_dir, exercise, limits, workdir, logs)
+    except Exception as err:  # noqa: BLE001 - any error, so that the class is graded
+        print(f"warning: the grader failed on {student_dir.name}'s {exercise.work} "
+              f"({type(err).__name__}: {str(err)[:300]}); their row says 'crashed': look at "
+              f"{student_dir / exercise.work}, and grade it again with --exercise "
+              f"{exercise.name} once it is mended", file=sys.stderr, flush=True)
+        row = {"student": student_dir.name, "exercise": exercise.name, "seconds": "0.0",
+               "result": "fail", "status": "crashed", "error": "", "slow": "",
+               "problem": f"the grader could not grade this submission ({type(err).__name__})",
+               "hint": "tell your instructor: the grader's log says what went wrong"}
+    return in_submission(row, student_dir)
 
 
 def _verdict_row(student_dir: Path, exercise, limits: Limits, workdir: Path, logs: Path) -> dict:
@@ -187,6 +232,11 @@ def _verdict_row(student_dir: Path, exercise, limits: Limits, workdir: Path, log
                         "array, or a call the course does not support" if exercise.is_kernel
                         else "your function ended the checker's process: look for a call that "
                              "exits or kills the process"}
+    if isinstance(verdict, str):
+        return {**row, "status": "crashed", "problem": f"the verdict file was not the checker's "
+                f"verdict ({verdict}): something in your code wrote over it",
+                "hint": "your code must not write files: return the result, as the exercise "
+                        "asks"}
     status = "fast" if verdict["fast"] else "passed" if verdict["passed"] else "not yet"
     return {**row, "result": "pass" if verdict["passed"] else "fail", "status": status,
             "problem": verdict["problem"], "hint": verdict["hint"], "error": verdict["error"],
