@@ -14,8 +14,12 @@ times a second) and a limit on what it prints; a submission that hangs, crashes,
 floods its output fails that exercise alone, and grading goes on. ``--jobs N`` runs N checkers
 at once (default 1: the speed tier's FAST and notebook 05's overlap are timed, and checkers that
 share the machine, or a GPU, slow each other down). An exercise whose work is not in
-the submission fails as "not handed in", and one whose stub is still as shipped as "not started",
-both without running.
+the submission fails as "not handed in" (so does a file that is a symbolic link, or reached
+through one out of the student's folder, and a notebook that is not a notebook), and one whose
+stub is still as shipped as "not started", both without running; a student's folder that is a
+link is left out, with a warning. A verdict file that is not the checker's verdict (the student's
+code can write there) is that exercise's "crashed", and so is any error of the grader on one
+submission, with a warning: one submission never stops the grading of the class.
 
 Writes ``grades.csv`` (a row a student and exercise: status, score, problem, hint, the first
 compiler error, what keeps a right kernel from FAST, seconds) and ``grades.gradebook.csv`` (a row a student: nbgrader's gradebook
@@ -54,7 +58,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT), str(ROOT / "tools")]  # the course, and feedback and gradebook
 
-import feedback  # noqa: E402 - after the path is set
+import collect  # noqa: E402 - after the path is set
+import feedback  # noqa: E402
 import gradebook  # noqa: E402
 from helpers.exercises import catalog  # noqa: E402 - after the path is set
 from tools import sandbox  # noqa: E402
@@ -244,9 +249,12 @@ def _verdict_row(student_dir: Path, exercise, limits: Limits, workdir: Path, log
 
 
 def _not_to_check(student_dir: Path, exercise) -> dict | None:
-    """The status, problem and hint of work no checker need run on (missing, not a notebook,
-    the stub as shipped), or None."""
+    """The status, problem and hint of work no checker need run on (a link, missing, not a
+    notebook, the stub as shipped), or None."""
     work = student_dir / exercise.work
+    if why := collect.not_own(student_dir, work):
+        return {"status": "not handed in", "problem": f"not handed in: {exercise.work} is {why}, "
+                "not a file of your own: the grader takes only files", "hint": f"hand in {exercise.work} itself, not a link to it"}
     if not work.is_file():
         return {"status": "not handed in", "problem": f"not handed in: {exercise.work} is "
                 "missing from the submission", "hint": f"hand in {exercise.work}"}
@@ -287,7 +295,7 @@ def grade_class(submissions: Path, out: Path, limits: Limits, names=None,
     """Grade every student folder of ``submissions``, ``jobs`` checkers at a time; score the rows
     with ``points`` (default: the catalog's) and write the CSVs and the feedback
     (``feedback.publish``); return the scored rows."""
-    students = sorted(p for p in submissions.iterdir() if p.is_dir())
+    students = collect.real_folders(submissions)
     if not students:
         raise SystemExit(f"{submissions} holds no student folders (one folder a student, "
                          "each with the files tools/collect.py copies)")

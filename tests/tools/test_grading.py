@@ -348,3 +348,38 @@ def test_a_notebook_that_is_json_but_not_a_notebook_is_not_handed_in(tmp_path, t
                       tmp_path, tmp_path / "logs")
     assert (row["result"], row["status"]) == ("fail", "not handed in"), row
     assert "not a notebook" in row["problem"], row
+
+
+def test_a_work_file_that_is_a_link_is_not_handed_in(tmp_path):
+    """A submission's file that is a symbolic link (to another student's, to a solution), or
+    reached through one out of the student's folder, is never checked (round AV of the red-team
+    audit, AVB-23)."""
+    grade = _grade_module()
+    (tmp_path / "alice" / "cuda_src" / "exercises").mkdir(parents=True)
+    (tmp_path / "alice" / "cuda_src" / "exercises" / "scale_vector.cu").write_text(KERNEL)
+    (tmp_path / "mallory" / "cuda_src" / "exercises").mkdir(parents=True)
+    (tmp_path / "mallory" / "cuda_src" / "exercises" / "scale_vector.cu").symlink_to(
+        tmp_path / "alice" / "cuda_src" / "exercises" / "scale_vector.cu")
+    (tmp_path / "dave").mkdir()
+    (tmp_path / "dave" / "cuda_src").symlink_to(tmp_path / "alice" / "cuda_src")
+    for student, why in (("mallory", "a symbolic link"), ("dave", "reached through a symbolic")):
+        row = grade.grade(tmp_path / student, catalog.find("scale_vector"),
+                          grade.Limits(20, 2048, 64), tmp_path, tmp_path / "logs")
+        assert (row["result"], row["status"]) == ("fail", "not handed in"), row
+        assert f"cuda_src/exercises/scale_vector.cu is {why}" in row["problem"], row
+        assert str(tmp_path) not in row["problem"] + row["hint"], row
+
+
+def test_a_student_folder_that_is_a_link_is_not_graded(monkeypatch, tmp_path, capsys):
+    """eve -> alice would be graded with alice's work (AVB-24): she is left out, with a warning."""
+    grade = _grade_module()
+    monkeypatch.setattr(grade, "run_child", lambda *args: (
+        {"passed": True, "fast": False, "problem": "right", "hint": "", "error": "", "slow": ""},
+        None, b"PASS", 0.4))
+    (tmp_path / "subs" / "alice" / "cuda_src" / "exercises").mkdir(parents=True)
+    (tmp_path / "subs" / "alice" / "cuda_src" / "exercises" / "scale_vector.cu").write_text(KERNEL)
+    (tmp_path / "subs" / "eve").symlink_to("alice")
+    rows = grade.grade_class(tmp_path / "subs", tmp_path / "grades.csv",
+                             grade.Limits(20, 2048, 64), ["scale_vector"])
+    assert [row["student"] for row in rows] == ["alice"], rows
+    assert "eve is a symbolic link (to alice)" in capsys.readouterr().err
