@@ -47,6 +47,7 @@ import json
 import os
 import secrets
 import shutil
+import stat
 import subprocess
 import sys
 import tempfile
@@ -149,10 +150,12 @@ VERDICT_BYTES = 64 * 1024
 def read_verdict(path: Path) -> dict | str | None:
     """The verdict the checker wrote at ``path``; None where it wrote none; else why the file
     is not its verdict (the student's code runs in that process and can write there): read as
-    a plain file (never through a link), at most ``VERDICT_BYTES``, taken only as a dict of
-    ``VERDICT_TYPES``."""
+    a plain file (never through a link, never waiting on a pipe), at most ``VERDICT_BYTES``,
+    taken only as a dict of ``VERDICT_TYPES``."""
     try:
-        with os.fdopen(os.open(path, os.O_RDONLY | os.O_NOFOLLOW), "rb") as file:
+        with os.fdopen(os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK), "rb") as file:
+            if not stat.S_ISREG(os.fstat(file.fileno()).st_mode):
+                return "not a plain file"
             data = file.read(VERDICT_BYTES + 1)
     except FileNotFoundError:
         return None

@@ -319,6 +319,9 @@ def test_the_verdict_file_is_read_only_as_the_checkers_dict(tmp_path):
     (tmp_path / "elsewhere.json").write_text(json.dumps(right))
     path.symlink_to(tmp_path / "elsewhere.json")
     assert "link" in grade.read_verdict(path)
+    path.unlink()
+    os.mkfifo(path)   # no writer: an open that waits for one would hang the grader
+    assert "not a plain file" in grade.read_verdict(path)
 
 
 def test_one_row_that_fails_the_grader_is_that_rows_crash(monkeypatch, tmp_path, capsys):
