@@ -12,7 +12,9 @@ notebooks 05 and 11) is copied to ``OUT/<student>/<the same path>``, and nothing
 test or checker a student's folder might hold. A file is found at its path in the release; where a
 student handed in loose files instead (a Gradescope upload, a ZIP of the files alone), at the file
 of that name nearest the top of their folder. A file not found is left out, and the grader reports
-that exercise as not handed in.
+that exercise as not handed in. Only real files in real folders are taken: a file that is a
+symbolic link, or reached through one out of the student's folder, and a student's folder that is
+a link, are left out with a warning that names the student and why.
 
 The collection is built beside OUT and moved into place when complete, so that OUT is never half
 written.
@@ -36,14 +38,53 @@ from helpers.exercises import catalog  # noqa: E402 - after the path is set
 def find_work(folder: Path, exercise: catalog.Exercise) -> Path | None:
     """The file under ``folder`` holding the student's work for ``exercise``: at its path in the
     release, else the file of its name nearest the top, outside hidden folders
-    (``.ipynb_checkpoints``, ``.git``); None when there is none, or two as near."""
+    (``.ipynb_checkpoints``, ``.git``); None when there is none, or two as near. A file that is
+    not the student's own (``not_own``) is never taken: it is reported, and left out."""
     at_path = folder / exercise.work
-    if at_path.is_file():
-        return at_path
-    found = [p.relative_to(folder) for p in folder.rglob(Path(exercise.work).name) if p.is_file()]
-    found = [p for p in found if not any(part.startswith(".") for part in p.parts)]
+    if at_path.is_file() or at_path.is_symlink():
+        return at_path if _own(folder, at_path) else None
+    found = [p.relative_to(folder) for p in folder.rglob(Path(exercise.work).name)
+             if p.is_file() or p.is_symlink()]
+    found = [p for p in found if not any(part.startswith(".") for part in p.parts)
+             and _own(folder, folder / p)]
     nearest = [p for p in found if len(p.parts) == min(len(q.parts) for q in found)]
     return folder / nearest[0] if len(nearest) == 1 else None
+
+
+def not_own(folder: Path, path: Path) -> str:
+    """Why the file at ``path`` is not ``folder``'s own: a symbolic link (a clone or an unpacked
+    ZIP keeps them: to another student's file, to a solution), or reached through one that
+    leads out of ``folder``; "" for a plain file inside it."""
+    if path.is_symlink():
+        return "a symbolic link"
+    own = os.path.realpath(folder)
+    if os.path.commonpath([own, os.path.realpath(path)]) != own:
+        return "reached through a symbolic link that leads out of the student's folder"
+    return ""
+
+
+def _own(folder: Path, path: Path) -> bool:
+    """True for a file of ``folder``'s own; else False, and the instructor is told."""
+    why = not_own(folder, path)
+    if why:
+        print(f"warning: {folder.name}: {path.relative_to(folder).as_posix()} is {why} (to "
+              f"{os.path.realpath(path)}): skipped, as not handed in; ask {folder.name} to hand "
+              "in the file itself", file=sys.stderr, flush=True)
+    return not why
+
+
+def real_folders(parent: Path) -> list[Path]:
+    """The folders in ``parent``, sorted; an entry that is a symbolic link to a folder (a
+    student's name on another's work) is skipped, and the instructor is told."""
+    folders = []
+    for path in sorted(parent.iterdir()):
+        if path.is_symlink() and path.is_dir():
+            print(f"warning: {path.name} is a symbolic link (to {os.readlink(path)}), not a "
+                  "folder of its own: skipped; put that student's own work in a folder named "
+                  "after them", file=sys.stderr, flush=True)
+        elif path.is_dir():
+            folders.append(path)
+    return folders
 
 
 def collect_student(folder: Path, dest: Path, exercises=None) -> list[str]:
@@ -55,7 +96,9 @@ def collect_student(folder: Path, dest: Path, exercises=None) -> list[str]:
         if work is None:
             continue
         (dest / exercise.work).parent.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(work, dest / exercise.work)
+        with os.fdopen(os.open(work, os.O_RDONLY | os.O_NOFOLLOW), "rb") as source, \
+                open(dest / exercise.work, "wb") as copy:
+            shutil.copyfileobj(source, copy)
         found.append(exercise.name)
     return found
 
@@ -65,7 +108,7 @@ def collect(students: Path, out: Path) -> dict[str, list[str]]:
     ``{student: the exercises handed in}``."""
     if out.exists():
         raise SystemExit(f"{out} already exists: give a new folder")
-    folders = sorted(p for p in students.iterdir() if p.is_dir() and not p.name.startswith("."))
+    folders = [p for p in real_folders(students) if not p.name.startswith(".")]
     if not folders:
         raise SystemExit(f"{students} holds no student folders (one folder a student, each "
                          "their copy of the student release)")

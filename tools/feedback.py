@@ -57,14 +57,26 @@ def heading(row: dict) -> str:
 
 
 def _md(text: str) -> str:
-    return re.sub(r"([\\`*_\[\]<>#|])", r"\\\1", text)
+    """``text`` as Markdown that reads as the text alone, and makes no structure whatever the
+    student put in it (an exception's message, a file's name): on one line, every character
+    Markdown gives a meaning escaped."""
+    one_line = " ".join(part.strip() for part in text.splitlines() if part.strip())
+    return re.sub(r"([\\`*_\[\]<>#|=\-+!~()&])", r"\\\1", one_line)
+
+
+def _code_block(text: str) -> str:
+    """``text`` in a fenced code block whose fence is longer than any run of backticks in it,
+    so that nothing in it closes the block (CommonMark)."""
+    fence = "`" * max(3, 1 + max(map(len, re.findall("`+", text)), default=0))
+    return f"{fence}\n{text}\n{fence}"
 
 
 def exercise_markdown(row: dict) -> str:
     """One exercise's part of the feedback, as Markdown (also Gradescope's output for it)."""
     parts = []
     for label, text, code in entries(row):
-        parts.append(f"**{label}:**\n\n```\n{text}\n```" if code else f"**{label}:** {_md(text)}")
+        parts.append(f"**{label}:**\n\n{_code_block(text)}" if code
+                     else f"**{label}:** {_md(text)}")
     return "\n\n".join(parts)
 
 

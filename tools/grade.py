@@ -14,8 +14,12 @@ times a second) and a limit on what it prints; a submission that hangs, crashes,
 floods its output fails that exercise alone, and grading goes on. ``--jobs N`` runs N checkers
 at once (default 1: the speed tier's FAST and notebook 05's overlap are timed, and checkers that
 share the machine, or a GPU, slow each other down). An exercise whose work is not in
-the submission fails as "not handed in", and one whose stub is still as shipped as "not started",
-both without running.
+the submission fails as "not handed in" (so does a file that is a symbolic link, or reached
+through one out of the student's folder, and a notebook that is not a notebook), and one whose
+stub is still as shipped as "not started", both without running; a student's folder that is a
+link is left out, with a warning. A verdict file that is not the checker's verdict (the student's
+code can write there) is that exercise's "crashed", and so is any error of the grader on one
+submission, with a warning: one submission never stops the grading of the class.
 
 Writes ``grades.csv`` (a row a student and exercise: status, score, problem, hint, the first
 compiler error, what keeps a right kernel from FAST, seconds) and ``grades.gradebook.csv`` (a row a student: nbgrader's gradebook
@@ -38,10 +42,12 @@ where it is not (README, "For instructors").
 from __future__ import annotations
 
 import argparse
+import errno
 import json
 import os
 import secrets
 import shutil
+import stat
 import subprocess
 import sys
 import tempfile
@@ -53,7 +59,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT), str(ROOT / "tools")]  # the course, and feedback and gradebook
 
-import feedback  # noqa: E402 - after the path is set
+import collect  # noqa: E402 - after the path is set
+import feedback  # noqa: E402
 import gradebook  # noqa: E402
 from helpers.exercises import catalog  # noqa: E402 - after the path is set
 from tools import sandbox  # noqa: E402
@@ -106,8 +113,8 @@ _interrupted = threading.Event()  # grading was interrupted: start no other chec
 
 def run_child(student_dir: Path, name: str, limits: Limits, workdir: Path):
     """Run one checker in its own process group, sandboxed, with a scratch folder of its own;
-    kill whatever it leaves behind; ``(verdict dict or None, why it stopped, output bytes kept,
-    seconds)``."""
+    kill whatever it leaves behind; ``(verdict: read_verdict's, why it stopped, output bytes
+    kept, seconds)``."""
     scratch = workdir / f"{student_dir.name}-{name}"
     scratch.mkdir(mode=0o700)
     result = scratch / sandbox.VERDICT / "verdict.json"
@@ -129,9 +136,42 @@ def run_child(student_dir: Path, name: str, limits: Limits, workdir: Path):
         sandbox.end(child.pid)
         _running.discard(child.pid)
     output.join(timeout=5)
-    verdict = json.loads(result.read_text()) if result.is_file() else None
+    verdict = read_verdict(result)
     shutil.rmtree(scratch, ignore_errors=True)
     return verdict, stopped, bytes(output.kept), time.monotonic() - start
+
+
+VERDICT_TYPES = {"passed": bool, "fast": bool, "problem": str, "hint": str, "error": str,
+                 "slow": str}
+"""The verdict a checker writes (``check_one``): its fields and their types."""
+VERDICT_BYTES = 64 * 1024
+
+
+def read_verdict(path: Path) -> dict | str | None:
+    """The verdict the checker wrote at ``path``; None where it wrote none; else why the file
+    is not its verdict (the student's code runs in that process and can write there): read as
+    a plain file (never through a link, never waiting on a pipe), at most ``VERDICT_BYTES``,
+    taken only as a dict of ``VERDICT_TYPES``."""
+    try:
+        with os.fdopen(os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK), "rb") as file:
+            if not stat.S_ISREG(os.fstat(file.fileno()).st_mode):
+                return "not a plain file"
+            data = file.read(VERDICT_BYTES + 1)
+    except FileNotFoundError:
+        return None
+    except OSError as err:
+        return "a link or a file that cannot be read" if err.errno == errno.ELOOP \
+            else f"a file that cannot be read ({err.strerror})"
+    if len(data) > VERDICT_BYTES:
+        return f"larger than {VERDICT_BYTES // 1024} KB"
+    try:
+        verdict = json.loads(data)
+    except (ValueError, RecursionError):
+        return "not JSON the grader can read"
+    if not isinstance(verdict, dict) or verdict.keys() != VERDICT_TYPES.keys() \
+            or any(type(verdict[key]) is not kind for key, kind in VERDICT_TYPES.items()):
+        return "JSON of another shape"
+    return verdict
 
 
 def _watch(child, output, limits: Limits, start: float) -> str | None:
@@ -161,20 +201,29 @@ def _flooded(output, limits: Limits, wait=False) -> str | None:
 
 
 def grade(student_dir: Path, exercise, limits: Limits, workdir: Path, logs: Path) -> dict:
-    """One row of the CSV (``gradebook.ROW_FIELDS`` but the scores), its paths the student's."""
-    return in_submission(_verdict_row(student_dir, exercise, limits, workdir, logs), student_dir)
+    """One row of the CSV (``gradebook.ROW_FIELDS`` but the scores), its paths the student's.
+    Whatever goes wrong in the grader on one submission is that row's "crashed", and a warning
+    to the instructor: one student never stops the grading of the class."""
+    try:
+        row = _verdict_row(student_dir, exercise, limits, workdir, logs)
+    except Exception as err:  # noqa: BLE001 - any error, so that the class is graded
+        print(f"warning: the grader failed on {student_dir.name}'s {exercise.work} "
+              f"({type(err).__name__}: {str(err)[:300]}); their row says 'crashed': look at "
+              f"{student_dir / exercise.work}, and grade it again with --exercise "
+              f"{exercise.name} once it is mended", file=sys.stderr, flush=True)
+        row = {"student": student_dir.name, "exercise": exercise.name, "seconds": "0.0",
+               "result": "fail", "status": "crashed", "error": "", "slow": "",
+               "problem": f"the grader could not grade this submission ({type(err).__name__})",
+               "hint": "tell your instructor: the grader's log says what went wrong"}
+    return in_submission(row, student_dir)
 
 
 def _verdict_row(student_dir: Path, exercise, limits: Limits, workdir: Path, logs: Path) -> dict:
     row = {"student": student_dir.name, "exercise": exercise.name, "seconds": "0.0",
            "result": "fail", "error": "", "slow": ""}
-    if not (student_dir / exercise.work).is_file():
-        return {**row, "status": "not handed in", "problem": f"not handed in: {exercise.work} "
-                "is missing from the submission", "hint": f"hand in {exercise.work}"}
-    if catalog.learner_work(exercise, student_dir) is not None \
-            and not catalog.started(exercise, student_dir):
-        return {**row, "status": "not started", "problem": "not started: the stub is as shipped",
-                "hint": f"edit {exercise.work}"}
+    unchecked = _not_to_check(student_dir, exercise)
+    if unchecked:
+        return {**row, **unchecked}
     verdict, stopped, output, seconds = run_child(student_dir, exercise.name, limits, workdir)
     (logs / student_dir.name).mkdir(parents=True, exist_ok=True)
     (logs / student_dir.name / f"{exercise.name}.txt").write_bytes(output)
@@ -191,10 +240,36 @@ def _verdict_row(student_dir: Path, exercise, limits: Limits, workdir: Path, log
                         "array, or a call the course does not support" if exercise.is_kernel
                         else "your function ended the checker's process: look for a call that "
                              "exits or kills the process"}
+    if isinstance(verdict, str):
+        return {**row, "status": "crashed", "problem": f"the verdict file was not the checker's "
+                f"verdict ({verdict}): something in your code wrote over it",
+                "hint": "your code must not write files: return the result, as the exercise "
+                        "asks"}
     status = "fast" if verdict["fast"] else "passed" if verdict["passed"] else "not yet"
     return {**row, "result": "pass" if verdict["passed"] else "fail", "status": status,
             "problem": verdict["problem"], "hint": verdict["hint"], "error": verdict["error"],
             "slow": verdict["slow"]}
+
+
+def _not_to_check(student_dir: Path, exercise) -> dict | None:
+    """The status, problem and hint of work no checker need run on (a link, missing, not a
+    notebook, the stub as shipped), or None."""
+    work = student_dir / exercise.work
+    if why := collect.not_own(student_dir, work):
+        return {"status": "not handed in", "problem": f"not handed in: {exercise.work} is {why}, "
+                "not a file of your own: the grader takes only files", "hint": f"hand in {exercise.work} itself, not a link to it"}
+    if not work.is_file():
+        return {"status": "not handed in", "problem": f"not handed in: {exercise.work} is "
+                "missing from the submission", "hint": f"hand in {exercise.work}"}
+    if not exercise.is_kernel and catalog.notebook_cells(work) is None:
+        return {"status": "not handed in", "problem": f"not handed in: {exercise.work} is not a "
+                "notebook (Jupyter cannot open it: it is not a notebook's JSON with its cells)",
+                "hint": f"hand in {exercise.work} as Jupyter saves it (File, Save Notebook)"}
+    if catalog.learner_work(exercise, student_dir) is not None \
+            and not catalog.started(exercise, student_dir):
+        return {"status": "not started", "problem": "not started: the stub is as shipped",
+                "hint": f"edit {exercise.work}"}
+    return None
 
 
 def _last_line(output: bytes) -> str:
@@ -223,7 +298,7 @@ def grade_class(submissions: Path, out: Path, limits: Limits, names=None,
     """Grade every student folder of ``submissions``, ``jobs`` checkers at a time; score the rows
     with ``points`` (default: the catalog's) and write the CSVs and the feedback
     (``feedback.publish``); return the scored rows."""
-    students = sorted(p for p in submissions.iterdir() if p.is_dir())
+    students = collect.real_folders(submissions)
     if not students:
         raise SystemExit(f"{submissions} holds no student folders (one folder a student, "
                          "each with the files tools/collect.py copies)")

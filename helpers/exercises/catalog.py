@@ -120,12 +120,30 @@ def learner_work(exercise: Exercise, root: Path) -> str | None:
     path = Path(root) / exercise.work
     if exercise.is_kernel:
         return path.read_text(errors="replace") if path.is_file() else None
-    try:
-        cells = json.loads(path.read_text(encoding="utf-8"))["cells"]
-    except (OSError, ValueError, KeyError):
-        return None
-    sources = ("".join(c.get("source", "")) for c in cells if c.get("cell_type") == "code")
+    sources = (_source(c) for c in notebook_cells(path) or () if c.get("cell_type") == "code")
     return next((s for s in sources if s.startswith(f"def {exercise.function}(")), None)
+
+
+def notebook_cells(path: Path) -> list[dict] | None:
+    """The cells of the notebook at ``path``, or None when it is missing or not a notebook (JSON
+    of any other shape than a dict whose ``cells`` is a list of dicts, or nested too deep to
+    read): a handed-in file is read as it comes, so nothing in it may raise."""
+    try:
+        notebook = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError, RecursionError):
+        return None
+    cells = notebook.get("cells") if isinstance(notebook, dict) else None
+    if isinstance(cells, list) and all(isinstance(cell, dict) for cell in cells):
+        return cells
+    return None
+
+
+def _source(cell: dict) -> str:
+    """A cell's source as one text ("" when it is neither a text nor a list of texts)."""
+    source = cell.get("source", "")
+    if isinstance(source, list) and all(isinstance(line, str) for line in source):
+        return "".join(source)
+    return source if isinstance(source, str) else ""
 
 
 def started(exercise: Exercise, root: Path) -> bool:

@@ -88,3 +88,39 @@ def test_a_fast_kernel_and_one_short_of_fast_both_score_and_say_so():
     assert "**Not yet FAST:** 16.0 sectors a request, where FAST takes 4" in text, text
     assert "**Hint:** load Bt's tile along its rows" in text, text
     assert 'class="passed">box_blur: passed, FAST' in feedback.page("bo", rows)
+
+
+def crashed(**texts):
+    """A scored 'crashed' row of split_sum with the student-derived ``texts``."""
+    row = {"student": "mal", "exercise": "split_sum", "result": "fail", "status": "crashed",
+           "problem": "the checker's process died", "hint": "look", "error": "", "seconds": "0.4"}
+    return gradebook.scored([{**row, **texts}], gradebook.load_points())
+
+
+def test_a_fence_in_the_first_error_never_closes_the_code_block():
+    """The last line a crashed checker printed was ``` (round AV of the red-team audit, AVB-21):
+    the block's fence is longer than any run of backticks inside it."""
+    for error in ("```", "a ```` b", "`"):
+        text = feedback.exercise_markdown(crashed(error=error)[0])
+        fence = text.split("**First error:**\n\n")[1].split("\n")[0]
+        assert set(fence) == {"`"} and len(fence) > max(map(len, error.split(" "))), text
+        assert text.endswith(f"\n{fence}\n{error}\n{fence}"), text
+
+
+def test_a_students_text_makes_no_heading_or_other_structure():
+    """An exception's message with blank lines and a setext heading's underline (AVB-22) stays
+    on the one line of its label, its Markdown characters escaped."""
+    forged = ("your function raised RuntimeError: \n\nScore: 42 of 42 points. All passed\n"
+              "==========\n\nsplit\\_sum: passed, 1 of 1 point\n-----\n\n- [x](http://a) !~+")
+    text = feedback.markdown("mal", crashed(problem=forged, hint="a\r\nb\u2028# c"))
+    problem = next(line for line in text.splitlines() if line.startswith("**Problem:**"))
+    assert "Score: 42 of 42 points" in problem and "\\=\\=\\=" in problem, text
+    assert "\\- \\[x\\]\\(http://a\\) \\!\\~\\+" in problem, text
+    assert "**Hint:** a b \\# c" in text, text
+    assert not any(line.startswith(("=", "-", "#", "Score: 42")) for line in text.splitlines()
+                   if not line.startswith("# Feedback") and not line.startswith("## ")), text
+
+
+def test_a_student_named_with_a_newline_makes_no_heading():
+    text = feedback.markdown("mal\n# Score: 42", crashed())
+    assert text.startswith("# Feedback for mal \\# Score: 42\n"), text

@@ -4,6 +4,7 @@ to the checker's shipped sizes (which the grader's hidden cases find out) each f
 problem that names what happened, and the CSV says so. (Hostile submissions: test_sandbox.py.)"""
 
 import csv
+import json
 import importlib.util
 import os
 import re
@@ -265,3 +266,123 @@ def test_the_summary_counts_the_fast_among_the_passes():
                                                           ("bob", "pass", "passed", "1"),
                                                           ("cy", "fail", "not yet", "0"))]
     assert "  box_blur      2 of 3 (1 FAST)" in grade.summary(rows).splitlines()
+
+
+def _grade_module():
+    spec = importlib.util.spec_from_file_location("grade", ROOT / "tools" / "grade.py")
+    grade = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(grade)
+    return grade
+
+
+SPLIT_SUM = solution("split_sum.py")
+# split_sum.py runs in the checker's process, which writes its verdict to the path in its argv:
+# a submission can write there first, and end the process (round AV of the red-team audit, AVB-16)
+OVERWRITES_VERDICT = """import os, sys
+if "--one" in sys.argv:
+    open(sys.argv[sys.argv.index("--one") + 3], "w").write(%r)
+    os._exit(0)
+"""
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("written", ["[]", '{"passed": true}', "{", "[" * 100_000,
+                                     '{"passed": "yes", "fast": 1, "problem": 0, "hint": "", '
+                                     '"error": "", "slow": ""}'])
+def test_a_verdict_of_another_shape_is_that_students_crash(tmp_path, written):
+    """The students before and after are graded, and the one whose code wrote the verdict gets
+    a row that says so: a verdict is read only as a dict of the checker's fields and types."""
+    for student, text in (("alice", SPLIT_SUM), ("m_garbage", OVERWRITES_VERDICT % written),
+                          ("z_bob", SPLIT_SUM)):
+        (tmp_path / "subs" / student / "cuda_src" / "exercises").mkdir(parents=True)
+        (tmp_path / "subs" / student / "cuda_src" / "exercises" / "split_sum.py").write_text(text)
+    grade = _grade_module()
+    rows = grade.grade_class(tmp_path / "subs", tmp_path / "grades.csv",
+                             grade.Limits(60, 2048, 64, seed=1), ["split_sum"])
+    assert [(r["student"], r["result"]) for r in rows] == \
+        [("alice", "pass"), ("m_garbage", "fail"), ("z_bob", "pass")], rows
+    assert rows[1]["status"] == "crashed", rows[1]
+    assert "not the checker's verdict" in rows[1]["problem"], rows[1]
+    assert (tmp_path / "grades.feedback" / "m_garbage.md").is_file()
+
+
+def test_the_verdict_file_is_read_only_as_the_checkers_dict(tmp_path):
+    grade = _grade_module()
+    path = tmp_path / "verdict.json"
+    right = {"passed": True, "fast": False, "problem": "p", "hint": "", "error": "", "slow": ""}
+    path.write_text(json.dumps(right))
+    assert grade.read_verdict(path) == right
+    path.write_text(json.dumps(dict(right, problem="x" * grade.VERDICT_BYTES)))
+    assert "larger than" in grade.read_verdict(path)
+    path.unlink()
+    assert grade.read_verdict(path) is None
+    (tmp_path / "elsewhere.json").write_text(json.dumps(right))
+    path.symlink_to(tmp_path / "elsewhere.json")
+    assert "link" in grade.read_verdict(path)
+    path.unlink()
+    os.mkfifo(path)   # no writer: an open that waits for one would hang the grader
+    assert "not a plain file" in grade.read_verdict(path)
+
+
+def test_one_row_that_fails_the_grader_is_that_rows_crash(monkeypatch, tmp_path, capsys):
+    """Whatever goes wrong in the grader on one submission, the class is still graded: the row
+    says the grader failed on it, and the instructor is told what."""
+    grade = _grade_module()
+
+    def fails(student_dir, *args):
+        raise RecursionError("maximum recursion depth exceeded")
+    monkeypatch.setattr(grade, "_verdict_row", fails)
+    row = grade.grade(tmp_path / "zed", catalog.find("scale_vector"), grade.Limits(20, 2048, 64),
+                      tmp_path, tmp_path / "logs")
+    assert (row["student"], row["result"], row["status"]) == ("zed", "fail", "crashed"), row
+    assert "the grader could not grade" in row["problem"], row
+    assert "zed" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("text", ['{"cells": [1]}', '{"cells": {}}', "[]", "[" * 100_000])
+def test_a_notebook_that_is_json_but_not_a_notebook_is_not_handed_in(tmp_path, text):
+    """Read in the grader's own process, before any checker runs: it never raises there (round
+    AV of the red-team audit, AVB-17)."""
+    grade = _grade_module()
+    work = tmp_path / "zed" / catalog.find("pipeline").work
+    work.parent.mkdir(parents=True)
+    work.write_text(text)
+    row = grade.grade(tmp_path / "zed", catalog.find("pipeline"), grade.Limits(20, 2048, 64),
+                      tmp_path, tmp_path / "logs")
+    assert (row["result"], row["status"]) == ("fail", "not handed in"), row
+    assert "not a notebook" in row["problem"], row
+
+
+def test_a_work_file_that_is_a_link_is_not_handed_in(tmp_path):
+    """A submission's file that is a symbolic link (to another student's, to a solution), or
+    reached through one out of the student's folder, is never checked (round AV of the red-team
+    audit, AVB-23)."""
+    grade = _grade_module()
+    (tmp_path / "alice" / "cuda_src" / "exercises").mkdir(parents=True)
+    (tmp_path / "alice" / "cuda_src" / "exercises" / "scale_vector.cu").write_text(KERNEL)
+    (tmp_path / "mallory" / "cuda_src" / "exercises").mkdir(parents=True)
+    (tmp_path / "mallory" / "cuda_src" / "exercises" / "scale_vector.cu").symlink_to(
+        tmp_path / "alice" / "cuda_src" / "exercises" / "scale_vector.cu")
+    (tmp_path / "dave").mkdir()
+    (tmp_path / "dave" / "cuda_src").symlink_to(tmp_path / "alice" / "cuda_src")
+    for student, why in (("mallory", "a symbolic link"), ("dave", "reached through a symbolic")):
+        row = grade.grade(tmp_path / student, catalog.find("scale_vector"),
+                          grade.Limits(20, 2048, 64), tmp_path, tmp_path / "logs")
+        assert (row["result"], row["status"]) == ("fail", "not handed in"), row
+        assert f"cuda_src/exercises/scale_vector.cu is {why}" in row["problem"], row
+        assert str(tmp_path) not in row["problem"] + row["hint"], row
+
+
+def test_a_student_folder_that_is_a_link_is_not_graded(monkeypatch, tmp_path, capsys):
+    """eve -> alice would be graded with alice's work (AVB-24): she is left out, with a warning."""
+    grade = _grade_module()
+    monkeypatch.setattr(grade, "run_child", lambda *args: (
+        {"passed": True, "fast": False, "problem": "right", "hint": "", "error": "", "slow": ""},
+        None, b"PASS", 0.4))
+    (tmp_path / "subs" / "alice" / "cuda_src" / "exercises").mkdir(parents=True)
+    (tmp_path / "subs" / "alice" / "cuda_src" / "exercises" / "scale_vector.cu").write_text(KERNEL)
+    (tmp_path / "subs" / "eve").symlink_to("alice")
+    rows = grade.grade_class(tmp_path / "subs", tmp_path / "grades.csv",
+                             grade.Limits(20, 2048, 64), ["scale_vector"])
+    assert [row["student"] for row in rows] == ["alice"], rows
+    assert "eve is a symbolic link (to alice)" in capsys.readouterr().err
