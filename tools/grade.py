@@ -303,6 +303,7 @@ def grade_class(submissions: Path, out: Path, limits: Limits, names=None,
         raise SystemExit(f"{submissions} holds no student folders (one folder a student, "
                          "each with the files tools/collect.py copies)")
     exercises = [catalog.find(n) for n in names] if names else catalog.EXERCISES
+    out.parent.mkdir(parents=True, exist_ok=True)   # --out in a folder not made yet
     logs = out.with_suffix(".logs")
     pairs = [(student, exercise) for student in students for exercise in exercises]
     rows = []

@@ -386,3 +386,11 @@ def test_a_student_folder_that_is_a_link_is_not_graded(monkeypatch, tmp_path, ca
                              grade.Limits(20, 2048, 64), ["scale_vector"])
     assert [row["student"] for row in rows] == ["alice"], rows
     assert "eve is a symbolic link (to alice)" in capsys.readouterr().err
+
+
+def test_grades_go_into_a_folder_not_made_yet_though_no_checker_ran(tmp_path):
+    (tmp_path / "subs" / "nobody").mkdir(parents=True)     # nothing handed in: no checker runs
+    grade = _grade_module()
+    grade.grade_class(tmp_path / "subs", tmp_path / "out" / "grades.csv",
+                      grade.Limits(20, 2048, 64), ["scale_vector"])
+    assert (tmp_path / "out" / "grades.csv").is_file()
