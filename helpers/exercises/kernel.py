@@ -2,21 +2,20 @@
 the launch of each case, and the loop over the cases.
 
 ``KernelExercise`` holds one exercise. ``check_file(path)`` turns each thing that can go wrong
-before a launch into a verdict, in this order: the file is missing, it does not compile, it has
-no kernel of that name, the kernel's parameters are not the stub's (and, for an exercise that
-looks at the kernel on the simulator, the simulator cannot compile it). Then ``check_kernel``
-runs the cases through ``verdict.check_cases`` (the exercise's own and, given a seed,
-``hidden=``, the grader's, those its ``draw`` rule draws from it: ``helpers.exercises.hidden``).
-For each, the exercise's ``launch(case)`` says what to launch (a ``Launch``: inputs, poisoned
-outputs, block and grid); the runner makes the arrays, launches, turns a crash into the first
-mistake, reads the outputs back (a ``Run``) and hands them to the exercise's
-``mistakes(case, run)``, an ordered generator of mistakes. Both print the verdict's line and return it.
+before a launch into a verdict, in this order: the file is missing, it does not compile, its
+module does not load (its __device__ arrays are too big), it has no kernel of that name, the
+kernel's parameters are not the stub's (and, for an exercise that looks at the kernel on the
+simulator, the simulator cannot compile it). Then ``check_kernel`` runs the cases through
+``verdict.check_cases`` (the exercise's own and, given a seed, ``hidden=``, the grader's, those
+its ``draw`` rule draws: ``helpers.exercises.hidden``). For each, the exercise's ``launch(case)``
+says what to launch (a ``Launch``: inputs, poisoned outputs, block and grid); the runner makes
+the arrays, launches, turns a crash into the first mistake, reads the outputs back (a ``Run``)
+and hands them to ``mistakes(case, run)``, an ordered generator of mistakes. Both print the
+verdict's line and return it.
 
-The signature is compared as text (``helpers.exercises.signature``).
-
-On the simulator every launch gets a time limit, so that an endless loop is a verdict, not a
-hang. (On a GPU a kernel cannot be stopped from Python: there the grading command's per-process
-time limit stands in.)
+The signature is compared as text (``helpers.exercises.signature``). On the simulator every
+launch gets a time limit, so that an endless loop is a verdict, not a hang. (On a GPU a kernel
+cannot be stopped from Python: there the grading command's per-process time limit stands in.)
 """
 
 from __future__ import annotations
@@ -33,7 +32,7 @@ from helpers.exercises.common import (Input, Output, device_arguments, failed, l
                                       named_arrays, time_limit)
 from helpers.exercises.signature import parameters, signature_mistake
 from helpers.exercises.verdict import (COMPILE_HINT, Verdict, check_cases, compiler_output,
-                                       first_error, first_mistake, not_yet, rated)
+                                       first_error, first_mistake, not_loaded, not_yet, rated)
 
 ROOM_TRIES, ROOM_GROWTH = 3, 8
 """A read past an input on the simulator is run again with room after the input: as much as the
@@ -339,6 +338,8 @@ class KernelExercise:
             print(output)
             found = compile_errors.diagnosed(err, path, unwrapped)
             return compile_errors.verdict(path, output, found, source)
+        except (drv.MemoryError, OSError) as err:  # built, but its module did not load
+            return not_loaded(path, err)
         try:
             kernel = module.get_function(self.kernel)
         except drv.LogicError as err:
@@ -346,8 +347,7 @@ class KernelExercise:
             return not_yet(f"{path} has no kernel called {self.kernel} ({err})",
                            f"keep the signature given in the file: {linkage}__global__ void "
                            f"{self.kernel}({self.signature})")
-        mistake = signature_mistake(source, self.kernel, self.signature)
-        if mistake:
+        if mistake := signature_mistake(source, self.kernel, self.signature):
             return not_yet(*mistake)
         if not self.simulated or BACKEND == "simulator":
             return kernel

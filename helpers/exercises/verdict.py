@@ -112,6 +112,18 @@ COMPILE_HINT = "read the compiler's first error: it names the file and line"
 beside it in a grader's feedback)."""
 
 
+def not_loaded(path: str, err: BaseException) -> Verdict:
+    """The verdict for work that compiles but whose module does not load: its __device__ arrays
+    take more memory than the GPU has (the backend's MemoryError names the largest), or the
+    loader refused the library (an OSError, on the simulator)."""
+    if isinstance(err, OSError):
+        return not_yet(f"{path} compiles, but the compiled module could not be loaded ({err})",
+                       "run the check again; if it fails the same way, restart the kernel")
+    return not_yet(f"{path} compiles, but its module does not fit in the GPU's memory: {err}",
+                   "make the __device__ arrays smaller: allocate big arrays when the program "
+                   "runs (gpuarray.zeros, mem_alloc) and pass the kernel a pointer to them")
+
+
 def first_error(output: str) -> str:
     """The first line of a compiler's ``output`` that reports an error (g++, nvcc and Clang all
     write ``error:`` there), else its first line that is not blank; "" for no output."""

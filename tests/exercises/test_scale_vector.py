@@ -102,6 +102,18 @@ def test_wrong_kernel_name_is_reported_not_raised(capsys):
     assert "NOT YET:" in out and "no kernel called scale_vector" in out, out
 
 
+@pytest.mark.skipif(BACKEND != "simulator", reason="nvcc may refuse so large an array itself")
+def test_a_device_array_too_big_to_load_is_a_verdict_not_a_traceback(capsys):
+    """The module's load fails (drv.MemoryError, naming the array): the checker says so and what
+    to do, where it raised through to the learner (audit AV, a25)."""
+    huge = stable_file("scale_vector_huge.cu", "__device__ char big[1ULL << 47];\n" + KERNEL)
+    verdict = checker.check_scale_vector(huge)
+    out = capsys.readouterr().out
+    assert not verdict and out.startswith("NOT YET:"), out
+    assert "__device__ array 'big' takes 140,737,488,355,328 bytes" in verdict.problem, verdict
+    assert verdict.hint.startswith("make the __device__ arrays smaller"), verdict
+
+
 def test_a_double_parameter_is_named_on_both_backends(capsys):
     """PyCUDA would pass the float32 alpha to a double parameter without a word."""
     path = stable_file("scale_vector_double.cu",

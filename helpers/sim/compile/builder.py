@@ -34,8 +34,8 @@ from .lines import PARSED
 from .source import INCLUDE_DIR, INCLUDE_IN_LINE_TABLES, anywhere
 
 # Raised with every change to what a built module does, so that no cached build outlives it (the
-# history is git's): 29, more of what nvcc refuses in device code and g++ took is refused too.
-SIM_VERSION = "29"
+# history is git's): 30, a kernel's new takes the device heap (sim_grid.h) and may give NULL.
+SIM_VERSION = "30"
 CXX_FLAGS = ["-std=c++17", "-O2", "-fPIC", "-pthread", "-fno-strict-aliasing",
              # the learner's __device__ functions may be inlined, as nvcc inlines them, although
              # -fPIC lets another library stand in for a global function (the link's -Bsymbolic
@@ -64,6 +64,7 @@ OPERATOR_CHECKS = ["-fsanitize=float-cast-overflow,shift-exponent,object-size",
                    # (g++ 12 put smash's return address there, g++ 13 did not:
                    # tests/sim/run/test_return_overwritten.py)
                    "-fstack-protector-strong",
+                   "-fcheck-new",  # a kernel's new may give NULL (sim_grid.h), as CUDA's does
                    # a local variable read before anything was written to it, where g++ can tell
                    # (issue 27): a warning in the learner's words (messages.learner_warnings);
                    # nvcc says nothing, and a GPU reads what its registers last held; on some
@@ -73,8 +74,7 @@ OPERATOR_CHECKS = ["-fsanitize=float-cast-overflow,shift-exponent,object-size",
                    # if (i < n); ends the if at its semicolon, __syncthreads; calls nothing, C
                    # reads 0 <= i < n as (0 <= i) < n, !x < w as (!x) < w (warned.py's records)
                    "-Wempty-body", "-Waddress", "-Wparentheses", "-Wlogical-not-parentheses",
-                   # float buf[n]; nvcc refuses ("expression must have a constant value")
-                   "-Werror=vla",
+                   "-Werror=vla",  # float buf[n]; nvcc refuses: "must have a constant value"
                    # a local variable read before anything was written to it holds a pattern
                    # (0xFE bytes: a float of -1.7e38, an int of -16843010), not the 0 that a fresh
                    # stack gives by luck: on a GPU it holds what its registers held last

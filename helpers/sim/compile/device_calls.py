@@ -47,11 +47,12 @@ _COMPLEX = """cabs cacos cacosh carg casin casinh catan catanh ccos ccosh cexp c
 cproj creal csin csinh csqrt ctan ctanh""".split()
 ALLOWED = frozenset({*(f + suffix for f in _MATH + _COMPLEX for suffix in ("", "f", "l")),
                      *_C_LIBRARY, *_PRELUDE})
-# The simulator's own runtime (also whatever the prebuilt runners define), GCC's instrumentation
-# callbacks, operator new and delete, and libgcc's arithmetic helpers.
+# The simulator's own runtime (also whatever the prebuilt runners define: operator new and delete
+# among them, a kernel's from the device heap), GCC's instrumentation callbacks, and libgcc's
+# arithmetic helpers.
 _ALLOWED_PATTERN = re.compile(
     r"^(_ZN3sim|__sim_|__tsan_|__ubsan_handle_|__sanitizer_cov_trace_pc$|"
-    r"_Z(nw|na|dl|da)[mPv]|__(mul|div|pow|mod|umod|udiv|popcount|clz|ctz|ffs|parity|bswap|ashl|"
+    r"__(mul|div|pow|mod|umod|udiv|popcount|clz|ctz|ffs|parity|bswap|ashl|"
     r"ashr|lshr|fix|float|extend|trunc)\w*[1-9]$|__\w*_finite$)")
 # Instructions that enter the operating system (x86-64, x86, Arm64).
 _SYSTEM_CALL = re.compile(r"^\s*[0-9a-f]+:\s+(syscall|sysenter|int\s+\$0x80|svc\s)", re.M)

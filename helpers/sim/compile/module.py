@@ -15,7 +15,7 @@ import os
 import struct
 from pathlib import Path
 
-from . import lines, warned
+from . import lines, loader, warned
 from .. import errors
 from ..machine import memory, stacks
 
@@ -152,7 +152,8 @@ class Module:
         tables (source_line's); None: it cannot be traced, nor its faults placed."""
         self.path = Path(path)
         self._file = _identity(os.stat(self.path))
-        self.lib = ctypes.CDLL(str(self.path))
+        self.device_arrays = device_arrays(self.path)
+        self.lib = loader.load(self.path, self.device_arrays)
         _declare(self.lib)
         check_abi(self.lib, self.path)
         self.status = status_codes(self.lib)
@@ -171,7 +172,6 @@ class Module:
                                         fibers=bool(self.lib.sim_kernel_fibers(i)))
         for name, nbytes in static_shared_bytes(self.path, self.kernels).items():
             self.kernels[name].static_shared = nbytes
-        self.device_arrays = device_arrays(self.path)
         shared = shared_variables(self.path)
         # (offset from sim::worker, bytes) of each __shared__ array, for sim_set_shared
         self.shared_variables = ((ctypes.c_int64 * max(2 * len(shared), 1))(

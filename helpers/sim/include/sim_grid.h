@@ -20,6 +20,7 @@
 #include <climits>
 #include <condition_variable>
 #include <mutex>
+#include <new>
 #include <thread>
 #include <utility>
 #include <vector>
@@ -97,7 +98,7 @@ inline void fill_shared(Worker *w) {
 }
 
 inline ThreadCopies &copies_of(unsigned thread, unsigned threads) {
-    std::vector<ThreadCopies> &all = current_worker()->copies;
+    host_vector<ThreadCopies> &all = current_worker()->copies;
     if (all.empty()) all.resize(threads);
     return all[thread];
 }
@@ -715,6 +716,70 @@ extern "C" void __sim_device_free(void *p) {
     free(block);
     sim::release_cancel(sim::worker);
 }
+
+// ---- new and delete: a kernel's from the device heap -------------------------------------
+// CUDA's new in device code takes the malloc heap too, and gives NULL past it. These stand in for
+// libstdc++'s in the whole module (hidden: no other library sees them, and libstdc++ keeps its
+// own): while a worker runs a kernel, new draws on the context's heap as malloc does; elsewhere
+// (the launch's bookkeeping, on Python's thread) on the C library, as before. Without this a
+// kernel's new char[n] took the machine's memory, which no limit saw, until the out-of-memory
+// killer ended the learner's Jupyter kernel. Each block has a Tag just before it: where the memory
+// starts and which heap it came from, so that delete gives it back whoever calls it.
+namespace sim {
+struct NewTag { void *start; uint64_t device; };
+static_assert(sizeof(NewTag) == 16, "a block of new stays 16-byte aligned");
+
+inline void *new_block(size_t bytes, size_t align) {
+    if (align < sizeof(NewTag)) align = sizeof(NewTag);
+    if (bytes > SIZE_MAX - align) return nullptr;
+    const bool device = worker && worker->in_kernel;
+    void *start = device ? __sim_device_malloc(bytes + align) : malloc(bytes + align);
+    if (!start) return nullptr;  // both give 16-byte aligned memory
+    uintptr_t object = ((uintptr_t)start + sizeof(NewTag) + align - 1) & ~(uintptr_t)(align - 1);
+    ((NewTag *)object)[-1] = NewTag{start, device};
+    return (void *)object;
+}
+
+inline void *new_or_throw(size_t bytes, size_t align) {  // a kernel gets NULL, as on a GPU
+    void *p = new_block(bytes, align);
+    if (!p && !(worker && worker->in_kernel)) throw std::bad_alloc();
+    return p;
+}
+
+inline void delete_block(void *p) {
+    if (!p) return;
+    const NewTag tag = ((NewTag *)p)[-1];
+    if (tag.device) __sim_device_free(tag.start);
+    else free(tag.start);
+}
+}  // namespace sim
+
+#pragma GCC visibility push(hidden)
+void *operator new(size_t n) { return sim::new_or_throw(n, 0); }
+void *operator new[](size_t n) { return sim::new_or_throw(n, 0); }
+void *operator new(size_t n, std::align_val_t a) { return sim::new_or_throw(n, (size_t)a); }
+void *operator new[](size_t n, std::align_val_t a) { return sim::new_or_throw(n, (size_t)a); }
+void *operator new(size_t n, const std::nothrow_t &) noexcept { return sim::new_block(n, 0); }
+void *operator new[](size_t n, const std::nothrow_t &) noexcept { return sim::new_block(n, 0); }
+void *operator new(size_t n, std::align_val_t a, const std::nothrow_t &) noexcept {
+    return sim::new_block(n, (size_t)a);
+}
+void *operator new[](size_t n, std::align_val_t a, const std::nothrow_t &) noexcept {
+    return sim::new_block(n, (size_t)a);
+}
+void operator delete(void *p) noexcept { sim::delete_block(p); }
+void operator delete[](void *p) noexcept { sim::delete_block(p); }
+void operator delete(void *p, size_t) noexcept { sim::delete_block(p); }
+void operator delete[](void *p, size_t) noexcept { sim::delete_block(p); }
+void operator delete(void *p, std::align_val_t) noexcept { sim::delete_block(p); }
+void operator delete[](void *p, std::align_val_t) noexcept { sim::delete_block(p); }
+void operator delete(void *p, size_t, std::align_val_t) noexcept { sim::delete_block(p); }
+void operator delete[](void *p, size_t, std::align_val_t) noexcept { sim::delete_block(p); }
+void operator delete(void *p, const std::nothrow_t &) noexcept { sim::delete_block(p); }
+void operator delete[](void *p, const std::nothrow_t &) noexcept { sim::delete_block(p); }
+void operator delete(void *p, std::align_val_t, const std::nothrow_t &) noexcept { sim::delete_block(p); }
+void operator delete[](void *p, std::align_val_t, const std::nothrow_t &) noexcept { sim::delete_block(p); }
+#pragma GCC visibility pop
 
 // ---- what Python calls to run a launch (run/launch.py) ----------------------------------
 SIM_EXPORT const sim::KernelEntry *sim_kernel(int i);  // the module's own table (sim_launch.h)

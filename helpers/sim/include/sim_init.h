@@ -46,7 +46,7 @@ struct InitGlobal {
     const uint64_t *unwatched_at = nullptr, *unwatched_n = nullptr;
     uint32_t nunwatched = 0;
     InitReport report{};
-    std::vector<uint8_t> shared_written;  // for one in shared memory: what its block had written before
+    host_vector<uint8_t> shared_written;  // for one in shared memory: what its block had written before
 };
 inline InitGlobal init_global;
 
@@ -65,12 +65,12 @@ struct Suspect {  // a read of shared bytes that no thread of the block had writ
     bool raced;       // another thread wrote them with no barrier between: a race, not ours
 };
 
-struct InitShared {
+struct InitShared : HostAllocated {
     uint8_t *written = nullptr;   // per byte of the worker's shared memory: 1 once written in this block
     uint8_t *before = nullptr;    // the same when the block passed its last barrier (or started): what
                                   // a read may count on other threads having written
     uint32_t *suspect = nullptr;  // per byte: 1 + the index in pending of the read that found it unwritten
-    std::vector<Suspect> pending;
+    host_vector<Suspect> pending;
     uint32_t phase = 0;           // the barriers the block has passed
 };
 

@@ -65,7 +65,7 @@ struct RaceReport {
     int32_t in_step_reversed;  // 1: in step, second's access comes before first's
 };
 
-struct RaceShadow {
+struct RaceShadow : HostAllocated {
     Cell *cells = nullptr;  // one per byte of this worker's shared memory (static, then dynamic)
     uint32_t hint = 0;
 };

@@ -18,6 +18,7 @@
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <vector>
@@ -190,6 +191,35 @@ struct alignas(64) Fiber {
 
 struct Launch;
 
+// The runtime's own memory while a worker runs a kernel (its copies' queues, a split kernel's
+// storage, the trace's state): the C library's, never the device heap that the kernel's own new
+// draws on there (sim_grid.h: operator new).
+[[noreturn]] inline void out_of_host_memory() {
+#if __cpp_exceptions
+    throw std::bad_alloc();  // the grid runner's worker_main catches it: the launch ends, RESOURCES
+#else
+    __builtin_trap();  // an instrumented build has no exceptions: a crash the runtime reports
+#endif
+}
+template <class T> struct HostAllocator {
+    using value_type = T;
+    HostAllocator() = default;
+    template <class U> HostAllocator(const HostAllocator<U> &) {}
+    T *allocate(size_t n) {
+        void *p = n <= SIZE_MAX / sizeof(T) ? malloc(n * sizeof(T)) : nullptr;
+        if (!p) out_of_host_memory();
+        return (T *)p;
+    }
+    void deallocate(T *p, size_t) { free(p); }
+    template <class U> bool operator==(const HostAllocator<U> &) const { return true; }
+    template <class U> bool operator!=(const HostAllocator<U> &) const { return false; }
+};
+template <class T> using host_vector = std::vector<T, HostAllocator<T>>;
+struct HostAllocated {  // a base: new and delete of the class take the C library's memory
+    static void *operator new(size_t bytes) { return HostAllocator<char>().allocate(bytes); }
+    static void operator delete(void *p) { free(p); }
+};
+
 // An asynchronous copy (cuda_pipeline_primitives.h): its bytes read from global memory when the
 // thread asks for it, stored into shared memory when the thread waits for its batch.
 struct CopyInFlight {
@@ -198,7 +228,7 @@ struct CopyInFlight {
     uint32_t size, batch;
 };
 struct ThreadCopies {
-    std::vector<CopyInFlight> asked;  // in the order asked; those before `landed` are stored
+    host_vector<CopyInFlight> asked;  // in the order asked; those before `landed` are stored
     size_t landed = 0;
     uint32_t committed = 0;  // batches closed by __pipeline_commit
     void forget() { asked.clear(), landed = 0, committed = 0; }
@@ -233,9 +263,9 @@ struct Worker {
     uintptr_t stepping = 0;  // watch mode: the watched page unprotected for one instruction
     // each thread's asynchronous copies in the block being run (sized by the launch's first
     // copy; fill_shared empties them for each block)
-    std::vector<ThreadCopies> copies;
+    host_vector<ThreadCopies> copies;
     // a split kernel's per-thread storage (sim_split.h), kept from block to block
-    std::vector<unsigned char> split;
+    host_vector<unsigned char> split;
 };
 
 inline thread_local Worker *worker = nullptr;  // for the signal handler and printf

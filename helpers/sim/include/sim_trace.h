@@ -129,7 +129,7 @@ struct RaceShadow;
 struct InitShared;
 
 // What one worker thread knows while it runs blocks of a traced launch.
-struct State {
+struct State : HostAllocated {
     State *next = nullptr;
     uint3 block{~0u, ~0u, ~0u};
     uint64_t block_linear = 0;

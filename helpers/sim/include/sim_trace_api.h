@@ -110,7 +110,7 @@ SIM_EXPORT SIM_UNTRACED uint64_t sim_trace_end(uint64_t *stats, sim::trace::Race
 // arrays, or the dynamic arena) its block had written by the last barrier before the read (or its
 // start), 1 each, copied into out up to cap bytes. Returns how many there are.
 SIM_EXPORT SIM_UNTRACED uint64_t sim_trace_init_shared(uint8_t *out, uint64_t cap) {
-    const std::vector<uint8_t> &w = sim::trace::init_global.shared_written;
+    const auto &w = sim::trace::init_global.shared_written;
     if (out) memcpy(out, w.data(), w.size() < cap ? w.size() : cap);
     return w.size();
 }

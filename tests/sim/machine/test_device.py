@@ -115,6 +115,37 @@ def test_the_malloc_heap_is_the_contexts_and_set_limit_sizes_it():
     assert drv.Context.get_limit(drv.limit.MALLOC_HEAP_SIZE) == 8 << 20   # another heap
 
 
+@simulator_only
+def test_a_kernels_new_takes_the_contexts_heap_as_malloc_does():
+    """CUDA's new in device code draws on the malloc heap (cudaLimitMallocHeapSize) and gives
+    NULL past it; a new that took the machine's memory instead let a kernel hold gigabytes that no
+    limit saw, until the out-of-memory killer ended the learner's Jupyter kernel (audit AV, a16).
+    delete gives the bytes back, whichever form made them (an aligned type's too)."""
+    from helpers.sim import gpuarray
+    from helpers.sim.compiler import SourceModule
+
+    mod = SourceModule("struct alignas(256) Wide { char c[300]; };\n"
+                       "__global__ void keep(unsigned long long bytes, long long *out) {\n"
+                       "    char *p = new char[bytes];\n"
+                       "    if (p) p[bytes - 1] = 1;\n"
+                       "    out[threadIdx.x] = p != 0;\n"
+                       "    if (threadIdx.x == 0) {\n"
+                       "        Wide *w = new Wide[3];\n"
+                       "        out[4] = (long long)w % 256;\n"
+                       "        delete[] w;\n"
+                       "        int *i = new int(7);\n"
+                       "        out[5] = *i;\n"
+                       "        delete i;\n"
+                       "    }\n}\n", no_extern_c=True)
+    ctx = drv.Device(0).make_context()
+    try:
+        out = gpuarray.zeros(6, np.int64)
+        mod.get_function("_Z4keepyPx")(np.uint64(3 << 20), out, block=(4, 1, 1))
+        assert out.get().tolist() == [1, 1, 0, 0, 0, 7]   # two of 3 MiB fit in 8 MiB, then NULL
+    finally:
+        ctx.pop()
+
+
 # ---- a context's life ---------------------------------------------------------------------------
 SIM = BACKEND == "simulator"
 ROOT = Path(__file__).resolve().parents[3]
