@@ -103,16 +103,28 @@ def _attributes(lines, pattern):
 
 
 def _constructed_variable(lines, source):
-    """(file, line, what) of a __device__ variable of a struct whose constructor or destructor
-    has a body that runs code."""
+    """(file, line, what) of a __device__ variable (or a host one outside any braces) of a
+    struct whose constructor or destructor has a body that runs code."""
     code = _COMMENT.sub(" ", source)
     structs = {name for name in re.findall(r"\b(?:struct|class)\s+(\w+)", code)
                if re.search(rf"(?:~\s*|\b){name}\s*\([^()]*\)[^;{{]*\{{\s*[^}}\s]", code)}
     for name in structs:
-        found = _first(lines, re.compile(rf"{_MARKED}[^;(]*\b{name}\s+(\w+)\s*[;=\[{{,]"))
+        declared = rf"{name}\s+(\w+)\s*(?:[;=\[{{,]|\([^)]*\)\s*;)"
+        found = _first(lines, re.compile(rf"{_MARKED}[^;(]*\b{declared}")) or _first(
+            _at_file_scope(lines), re.compile(rf"^\s*(?:(?:static|const|volatile)\s+)*{declared}"))
         if found:
-            return found[0], found[1], f"the __device__ variable {found[2][1]} (a {name})"
+            return found[0], found[1], f"the variable {found[2][1]} (a {name})"
     return None
+
+
+def _at_file_scope(lines):
+    """The lines that start outside any braces."""
+    depth = 0
+    for line in lines:
+        if depth == 0:
+            yield line
+        code = _STRING.sub('""', line[3])
+        depth += code.count("{") - code.count("}")
 
 
 def _section(what, lines, source):
@@ -129,7 +141,7 @@ def _line_directive(what, lines, source):
     for file, number, text, code in lines:
         m = _LINE.match(code)
         named = re.fullmatch(r'\s*\d+\s*(?:"([^"]*)"[\s\d]*)?', m[1]) if m else None
-        if m and (named is None or _names_the_simulator(named[1] or "")):
+        if m and (named is None or _not_the_learners(named[1], what)):
             return _refusal(what, (file, number), (
                 f"{text.strip()} names a file of the simulator's own (or a name a macro makes): "
                 "its lines would be taken for the simulator's, not yours.\nnote: delete the "
@@ -138,11 +150,17 @@ def _line_directive(what, lines, source):
     return None
 
 
-def _names_the_simulator(name):
-    """A #line's file is the prelude's (or named as line tables name it), and no real file of
-    the learner's elsewhere."""
+def _not_the_learners(name, what):
+    """A #line's file is one whose lines the race check, the init check and the trace pass over
+    (compile/sites.py): the prelude's, as line tables name it, the generated unit, no file
+    ("??"), or the system's (/usr, /opt) other than the learner's own ``what``; a real file of
+    the learner's named like the prelude's (sim_test.cu) is theirs. None: no file named."""
+    if name is None:
+        return False
     real = Path(name).is_file() and not Path(name).resolve().is_relative_to(INCLUDE_DIR)
-    return bool(name) and not real and (in_prelude(name) or name.startswith(INCLUDE_IN_LINE_TABLES))
+    simulators = not real and (in_prelude(name) or name.startswith(INCLUDE_IN_LINE_TABLES)
+                               or re.search(r"(^|/)module\.cpp$", name) is not None)
+    return name in ("", "??") or simulators or name.startswith(("/usr/", "/opt/")) and name != what
 
 
 def _include(what, lines, source):

@@ -29,6 +29,9 @@ ATTACKS = {  # name: (the learner's text before the kernel, the record's kind, i
     "device_variable_constructed_spinning": (  # a06: dlopen never returns
         "struct Spin { __device__ Spin() { volatile int k = 1; while (k) { } } };\n"
         "__device__ Spin spin;\n", learner_text.LOAD_CODE, 2),
+    "host_variable_constructed_spinning": (  # the same outside __device__: run inside dlopen
+        "struct Spin { Spin() { volatile int k = 1; while (k) { } } };\nstatic Spin spin(1);\n",
+        learner_text.LOAD_CODE, 2),
     "section_attribute": (  # a02, a03: a section name the symbol check trusted
         '__device__ __attribute__((noinline, section(".text.startup.av"))) void note(int i) {}\n',
         learner_text.SECTION, 1),
@@ -36,6 +39,11 @@ ATTACKS = {  # name: (the learner's text before the kernel, the record's kind, i
         '#line 1 "/cuda-sim-include/sim_extra.h"\n', learner_text.LINE_DIRECTIVE, 1),
     "gnu_line_marker_naming_the_prelude": ('# 1 "/cuda-sim-include/sim_extra.h"\n',
                                            learner_text.LINE_DIRECTIVE, 1),
+    "line_naming_a_system_header": ('#line 1 "/usr/include/stdio.h"\n',
+                                    learner_text.LINE_DIRECTIVE, 1),
+    "line_naming_no_file": ('#line 1 "??"\n', learner_text.LINE_DIRECTIVE, 1),
+    "line_naming_the_generated_unit": ('#line 1 "/tmp/cuda-sim-x/module.cpp"\n',
+                                       learner_text.LINE_DIRECTIVE, 1),
     "line_named_by_a_macro": ('#define F "/cuda-sim-include/x.h"\n#line 1 F\n',
                               learner_text.LINE_DIRECTIVE, 2),
     "include_by_absolute_path": ('#include "/etc/hostname"\n', learner_text.INCLUDE, 1),  # a23b
@@ -63,11 +71,20 @@ def test_an_attack_in_the_learners_text_is_refused_with_its_line(name, tmp_path)
     assert not [f for f in os.listdir("/tmp") if f.startswith("canary_AV4_")]
 
 
+def test_a_notebooks_source_cannot_name_itself_the_preludes():
+    """With no file of its own, the source's first #line is its name: not one of the prelude's."""
+    with pytest.raises(CompileError) as err:
+        learner_text.checked('#line 1 "/cuda-sim-include/sim_extra.h"\n' + KERNEL)
+    assert err.value.diagnostics[0].kind == learner_text.LINE_DIRECTIVE
+
+
 @pytest.mark.parametrize("text", [
     "#include <cuda_fp16.h>\n#include <mma.h>\n#include <cstdio>\n",
     '#line 40 "my_kernel.cu"\n',  # a #line naming the learner's own file
     "struct Point { float x, y; };\n__device__ Point origin;\n",
     "struct P { __device__ P() {} };\n__device__ P p;\n",  # an empty constructor, as nvcc allows
+    "struct S { __device__ S(int v) : x(v) { x += 1; } int x; };\n"  # a local: at kernel time
+    "__device__ S made(int v) { S s(v); return s; }\n",
     "// sim::worker, stdout, __attribute__((constructor)) in a comment\n"
     '__device__ const char *words = "sim:: and stdout in a string";\n',
     "__device__ float similarity(float simulated) { return simulated; }\n",
