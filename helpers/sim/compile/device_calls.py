@@ -64,7 +64,7 @@ SYSTEM_CALL = "syscall"  # the name a system call in the learner's object is ref
 STARTUP_CODE = "constructor"
 _STARTUP_TABLES = re.compile(r"^\.(init_array|preinit_array|fini_array|ctors|dtors)\b")
 # Where code lies: a section of instructions, or one whose name the linker puts among them.
-_CODE_NAME = re.compile(r"^\.(text|init|fini)\b")
+_CODE_NAME = re.compile(r"^\.(text|init|fini|stub|gnu\.linkonce\.t)\b")
 
 # Advice for a host function by what it is for (messages.py words it): by default "system".
 _GROUPS = {"time": re.compile(r"^(sleep|usleep|nanosleep|clock_nanosleep|alarm|time|gettimeofday|"

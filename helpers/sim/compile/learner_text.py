@@ -11,7 +11,8 @@ process's rights, before or around every check.
 - no #line (or GNU ``# 1 "file"``) naming the simulator's own files, which would hand the
   learner's code to the runtime's side of the race check, the init check and the trace;
 - no #include of an absolute path, one with .., or a name a macro builds: only the prelude's
-  headers, the C and C++ headers and the files of the learner's own folder;
+  headers, the C and C++ headers and the files of the learner's own folder (and no asm .incbin
+  or .include, which read a file too);
 - no name of the simulator's runtime (``sim::``, ``__sim_``): its state is no kernel's to touch;
 - no host object of the C library (stdout, stderr, stdin, environ): printf is device code's
   output.
@@ -36,6 +37,8 @@ _ATTRIBUTE = re.compile(r"__attribute__\s*\(\((.*?)\)\)|\[\[(.*?)\]\]", re.S)
 _LOAD_ATTRIBUTE = re.compile(r"\b(?:gnu::)?_?_?(constructor|destructor|init_priority)_?_?\b")
 _SECTION_ATTRIBUTE = re.compile(r"\b(?:gnu::)?_?_?section_?_?\b")
 _INCLUDE = re.compile(r"^\s*#\s*(?:include|include_next|import)\b\s*(.*)$")
+# an asm statement's .incbin or .include: the assembler reads a file, as #include does
+_ASM_INCLUDE = re.compile(r"(?:^|[\"\s;])\.(?:incbin|include)\b(.*)$")
 _LINE = re.compile(r"^\s*#\s*(?:line\b\s*|(?=\d))(.*)$")
 _RUNTIME = re.compile(r"\bsim\s*::|\b__sim_\w*|\bnamespace\s+\w+\s*=\s*(?:::\s*)?sim\b|"
                       r"\busing\s+namespace\s+(?:::\s*)?sim\b|^\s*#\s*define\s+\w+(?:\([^)]*\))?\s.*\bsim\b")
@@ -165,7 +168,7 @@ def _not_the_learners(name, what):
 
 def _include(what, lines, source):
     for file, number, text, code in lines:
-        m = _INCLUDE.match(code)
+        m = _INCLUDE.match(code) or _ASM_INCLUDE.search(code)
         named = re.fullmatch(r'\s*(?:<([^>]*)>|"([^"]*)")\s*', m[1]) if m else None
         name = named and (named[1] or named[2])
         if m and (not name or name.startswith("/") or ".." in Path(name).parts):

@@ -101,11 +101,13 @@ def test_a_function_run_at_load_or_unload_is_refused_however_spelled(attribute, 
 
 
 @pytest.mark.skipif(BACKEND != "simulator", reason="x86-64 machine code")
-def test_machine_code_placed_among_the_instructions_is_refused_without_asm(tmp_path):
-    """a03: a system call's bytes as an array in a .text section (the attribute spelled by
-    pasting, past the text's check), called through a pointer: no asm, no undefined symbol."""
+@pytest.mark.parametrize("section", [".text.av_code", ".gnu.linkonce.t.av"])
+def test_machine_code_placed_among_the_instructions_is_refused_without_asm(section, tmp_path):
+    """a03: a system call's bytes as an array in a section the linker puts among the
+    instructions (the attribute spelled by pasting, past the text's check), called through a
+    pointer: no asm, no undefined symbol."""
     src = ('#define PLACE(s) __attribute__((sec##tion(s), aligned(16)))\n'
-           '__device__ PLACE(".text.av_code") const unsigned char code[] = '
+           f'__device__ PLACE("{section}") const unsigned char code[] = '
            "{0x48, 0x89, 0xf8, 0x0f, 0x05, 0xc3};\n"
            "__global__ void k(long *x) { x[0] = ((long (*)(long))(void *)code)(39); }\n")
     with pytest.raises(drv.CompileError) as err:

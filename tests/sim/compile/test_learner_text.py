@@ -50,6 +50,8 @@ ATTACKS = {  # name: (the learner's text before the kernel, the record's kind, i
     "include_leaving_the_folder": ('#include "../../solutions/scale_vector.cu"\n',
                                    learner_text.INCLUDE, 1),  # a22
     "include_named_by_a_macro": ('#define H "/etc/hostname"\n#include H\n', learner_text.INCLUDE, 2),
+    "asm_incbin": ('asm(".section .rodata\\nsecret: .incbin \\"/etc/hostname\\"\\n.previous");\n',
+                   learner_text.INCLUDE, 1),
     "runtime_namespace": (  # a18, a19: the runtime's cancel guard and escape buffer
         "__device__ void hold() { sim::hold_cancel(sim::worker); }\n", learner_text.RUNTIME_NAME, 1),
     "runtime_namespace_aliased": ("namespace s = sim;\n", learner_text.RUNTIME_NAME, 1),
