@@ -3,12 +3,15 @@
 function declared without __device__ (a member function, a constructor), the C++ standard
 library (std::vector, std::swap), a kernel called like a function or returning a value, try and
 throw, a __constant__ variable's initializer that calls a function, a variable of the host's read, a __shared__ variable's initializer, a local array sized at
-run time. Each reads its record's fields (diagnosed.py)."""
+run time; and what compile/learner_text.py refuses in the learner's text (code run at load, a
+section attribute, a #line or #include outside the course, the runtime's names, stdout).
+Each reads its record's fields (diagnosed.py)."""
 
 from __future__ import annotations
 
 import re
 
+from helpers.sim.compile import learner_text as said
 from helpers.sim.compile.standard_library import library_advice
 
 
@@ -97,9 +100,10 @@ def variable_length_array(d, where, source):
 
 def load_code(d, where, source):
     named = (d.names or ("code",))[0]
-    said = "runs code" if named == "load" else f"has {named}, which runs code"
-    return (f"{where} {said} when the module loads, before any kernel: a GPU runs code only in a "
-            "launched kernel (nvcc refuses a __device__ variable whose constructor runs code)",
+    runs = "runs code" if named == "load" else f"has {named}, which runs code"
+    return (f"{where} {runs} when the module loads or unloads, outside any kernel: a GPU runs "
+            "code only in a launched kernel (nvcc refuses a __device__ variable whose constructor "
+            "runs code)",
             "do that work in the kernel, and give each __device__ variable a plain type or a "
             "constant value")
 
@@ -132,6 +136,6 @@ def host_object(d, where, source):
             "not have", "print with printf(...), device code's only output")
 
 
-RULES = {"code run at load": load_code, "section attribute": section, "#line": line_directive,
-         "#include outside": include, "simulator's name": runtime_name, "host object": host_object}
+RULES = {said.LOAD_CODE: load_code, said.SECTION: section, said.LINE_DIRECTIVE: line_directive,
+         said.INCLUDE: include, said.RUNTIME_NAME: runtime_name, said.HOST_OBJECT: host_object}
 """The rule for each of the refusals of compile/learner_text.py, by its record's kind."""
