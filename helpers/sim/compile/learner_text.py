@@ -42,6 +42,8 @@ _ASM_INCLUDE = re.compile(r"(?:^|[\"\s;])\.(?:incbin|include)\b(.*)$")
 _LINE = re.compile(r"^\s*#\s*(?:line\b\s*|(?=\d))(.*)$")
 _RUNTIME = re.compile(r"\bsim\s*::|\b__sim_\w*|\bnamespace\s+\w+\s*=\s*(?:::\s*)?sim\b|"
                       r"\busing\s+namespace\s+(?:::\s*)?sim\b|^\s*#\s*define\s+\w+(?:\([^)]*\))?\s.*\bsim\b")
+# an asm label binding a declaration of the learner's to one of the runtime's symbols
+_RUNTIME_LABEL = re.compile(r'\b(?:__asm__|__asm|asm)\s*\(\s*"\s*(_Z[A-Za-z]*3sim\d\w*|__sim_\w*)')
 _HOST_OBJECT = re.compile(r"\b(stdout|stderr|stdin|environ|__environ)\b")
 _MARKED = r"\b(?:__device__|__constant__|__managed__)\b"
 
@@ -182,10 +184,12 @@ def _include(what, lines, source):
 
 
 def _runtime_name(what, lines, source):
-    found = _first(lines, _RUNTIME)
+    found = _first(lines, _RUNTIME) or next(
+        ((file, number, m) for file, number, _, code in lines for m in [_RUNTIME_LABEL.search(code)]
+         if m), None)
     if found is None:
         return None
-    named = found[2][0].strip()
+    named = (found[2][found[2].lastindex] if found[2].lastindex else found[2][0]).strip()
     return _refusal(what, found[:2], (
         f"{named} names the simulator's own runtime (sim::, __sim_ names), which runs your "
         "kernel: device code on a GPU has no such names, and may not touch the runtime's state."

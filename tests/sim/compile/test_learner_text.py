@@ -56,6 +56,8 @@ ATTACKS = {  # name: (the learner's text before the kernel, the record's kind, i
         "__device__ void hold() { sim::hold_cancel(sim::worker); }\n", learner_text.RUNTIME_NAME, 1),
     "runtime_namespace_aliased": ("namespace s = sim;\n", learner_text.RUNTIME_NAME, 1),
     "runtime_namespace_by_a_macro": ("#define NS sim\n", learner_text.RUNTIME_NAME, 1),
+    "runtime_symbol_by_an_asm_label": (
+        'extern "C++" char av_worker __asm__("_ZN3sim6workerE");\n', learner_text.RUNTIME_NAME, 1),
     "runtime_reserved_name": ("__device__ void f() { __sim_printf(\"x\"); }\n",
                               learner_text.RUNTIME_NAME, 1),
     "stdout": (  # a24: the runtime's fflush(stdout) dereferenced junk
