@@ -215,7 +215,8 @@ def _initializer_calls(declaration):
     refuses it for a __device__, __constant__ or __managed__ one ("dynamic initialization is not
     supported for a __constant__ variable"), as a GPU's memory is set before any code runs; a
     host variable's (int n = count();) runs inside the library's load, before any check. A cast
-    (float(2)), sizeof and the compiler's builtins (INFINITY's) are constants."""
+    (float(2)), sizeof and the compiler's builtins (INFINITY's) are constants; a lambda called
+    there ([] { ... }()) is code of the learner's, marked or not."""
     words = [t.text for t in declaration]
     marked = bool(set(words) & {"__sim_device__", "__sim_constant__", "__sim_managed__"})
     if "=" not in words or not marked and "(" in words[:words.index("=")]:
@@ -223,6 +224,8 @@ def _initializer_calls(declaration):
     equals = words.index("=")
     name = next((w for w, t in zip(reversed(words[:equals]), reversed(declaration[:equals]))
                  if t.kind == "word"), None)
+    if any(words[k:k + 2] == ["}", "("] for k in range(equals + 1, len(words) - 1)):
+        return [(name, "a lambda", True)]
     for k in range(equals + 1, len(declaration) - 1):
         t = declaration[k]
         if t.kind == "word" and words[k + 1] == "(" and t.text not in ("sizeof", "alignof") \

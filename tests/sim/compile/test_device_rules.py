@@ -237,6 +237,13 @@ def test_a_host_variable_initialized_by_the_learners_own_function_is_refused(tmp
     assert (record.kind, record.names, record.line) == (diagnosed.DYNAMIC_INIT, ("started", "spin"), 2)
 
 
+def test_a_lambda_called_in_a_host_variables_initializer_is_refused(tmp_path):
+    src = "int started = [] { volatile int k = 1; while (k) { } return 0; }();\n" + KERNEL.format("o[0] = 1;")
+    with pytest.raises(CompileError) as err:
+        SourceModule(src, cache_dir=str(tmp_path))
+    assert err.value.diagnostics[0].names == ("started", "a lambda")
+
+
 def test_a_host_constant_of_a_math_call_still_compiles():
     SourceModule("const float ROOT2 = sqrtf(2.0f);\nfloat scale(float x = ROOT2);\n"
                  + KERNEL.format("o[0] = 1;"))
