@@ -247,7 +247,7 @@ def host_function_error(what, name, file, line, group):
 
 def startup_code_error(what):
     """The CompileError of a module whose object runs code of the learner's when it loads or
-    unloads (device_calls.STARTUP_CODE), with its record (diagnosed.LOAD_CODE)."""
+    unloads (device_calls.STARTUP_CODE), with its record (learner_text.LOAD_CODE)."""
     err = CompileError(
         f"simulator compilation of {what} failed\nerror: {what} runs code of its own when the "
         "module loads or unloads (a constructor or destructor function, or a global variable "
