@@ -384,8 +384,7 @@ _RULES = {
     "mismatched types in ?:": _conditional, "store into read-only": _read_only,
     "value returned from a void function": _void_return, "expected": _expected,
     "redeclared": _redeclared, "no matching function": _no_match,
-    "a power in another notation": _power,
-}
+    "a power in another notation": _power, **device_code.RULES}
 """The rule for each kind of ``Diagnostic``: ``(record, where, source)`` to (problem, hint), or
 None for the plain verdict."""
 

@@ -3,12 +3,15 @@
 function declared without __device__ (a member function, a constructor), the C++ standard
 library (std::vector, std::swap), a kernel called like a function or returning a value, try and
 throw, a __constant__ variable's initializer that calls a function, a variable of the host's read, a __shared__ variable's initializer, a local array sized at
-run time. Each reads its record's fields (diagnosed.py)."""
+run time; and what compile/learner_text.py refuses in the learner's text (code run at load, a
+section attribute, a #line or #include outside the course, the runtime's names, stdout).
+Each reads its record's fields (diagnosed.py)."""
 
 from __future__ import annotations
 
 import re
 
+from helpers.sim.compile import learner_text as said
 from helpers.sim.compile.standard_library import library_advice
 
 
@@ -93,3 +96,46 @@ def variable_length_array(d, where, source):
             "the size of an array must be a constant the compiler knows",
             f"size it with a constant (#define N 256, then {name}[N]), as large as any thread "
             "needs")
+
+
+def load_code(d, where, source):
+    named = (d.names or ("code",))[0]
+    runs = "runs code" if named == "load" else f"has {named}, which runs code"
+    return (f"{where} {runs} when the module loads or unloads, outside any kernel: a GPU runs "
+            "code only in a launched kernel (nvcc refuses a __device__ variable whose constructor "
+            "runs code)",
+            "do that work in the kernel, and give each __device__ variable a plain type or a "
+            "constant value")
+
+
+def section(d, where, source):
+    return (f"{where} gives a section attribute: where code and data lie is the compiler's "
+            "choice, not device code's", "delete __attribute__((section(...)))")
+
+
+def line_directive(d, where, source):
+    return (f"{where}: {(d.names or ('#line',))[0]} names a file of the simulator's own, so your "
+            "lines would be taken for its own", "delete the #line directive")
+
+
+def include(d, where, source):
+    return (f"{where}: {(d.names or ('#include',))[0]} reads a file outside the course's folders",
+            "include only CUDA's and C++'s headers by name (#include <mma.h>) and files beside "
+            "your .cu (#include \"helpers.h\")")
+
+
+def runtime_name(d, where, source):
+    return (f"{where} uses {(d.names or ('sim::',))[0]}, a name of the simulator's own runtime, "
+            "which a kernel on a GPU does not have", "use CUDA's own names (threadIdx, "
+            "__syncthreads(), atomicAdd, printf, ...)")
+
+
+def host_object(d, where, source):
+    named = (d.names or ("stdout",))[0]
+    return (f"{where} uses {named}, an object of the host's C library that device code does "
+            "not have", "print with printf(...), device code's only output")
+
+
+RULES = {said.LOAD_CODE: load_code, said.SECTION: section, said.LINE_DIRECTIVE: line_directive,
+         said.INCLUDE: include, said.RUNTIME_NAME: runtime_name, said.HOST_OBJECT: host_object}
+"""The rule for each of the refusals of compile/learner_text.py, by its record's kind."""

@@ -158,3 +158,25 @@ extern "C" __global__ void scale_vector(const float *x, float *y, float alpha, i
     assert "alpha and x[i] were both cut to whole numbers" in verdict.problem, out
     assert "y[i] = scaled<int>(alpha, x[i]); at line 9" in verdict.problem, out
     assert verdict.hint.startswith("keep alpha and x[i] floats: y[i] = alpha * x[i]"), out
+
+
+# What the learner's .cu may not say (compile/learner_text.py, device_calls.py), audit AV: each
+# is a verdict that names it, and nothing of it ran.
+@pytest.mark.skipif(BACKEND != "simulator", reason="the simulator's words (nvcc refuses in its own)")
+@pytest.mark.parametrize("before, said", [
+    ("__attribute__((constructor)) static void at_load(void) { __builtin_trap(); }\n",
+     "line 1 has the constructor attribute, which runs code when the module loads"),
+    ("#define WHEN cons##tructor\n#define AT(w) __attribute__((w))\n#define RUN(w) AT(w)\n"
+     "RUN(WHEN) static void at_load(void) { __builtin_trap(); }\n",
+     "your file runs code when the module loads"),
+    ('#include "/etc/hostname"\n', 'line 1: #include "/etc/hostname" reads a file outside'),
+    ('#line 1 "/cuda-sim-include/sim_extra.h"\n', "names a file of the simulator's own"),
+    ("__device__ void hold() { sim::hold_cancel(sim::worker); }\n", "line 1 uses sim::"),
+    ("__device__ void clobber() { stdout = (FILE *)(void *)16; }\n", "line 1 uses stdout"),
+    ('__device__ __attribute__((section(".text.av"))) void f() {}\n',
+     "line 1 gives a section attribute"),
+], ids=["constructor", "constructor_by_macros", "include", "line", "runtime", "stdout", "section"])
+def test_what_runs_outside_a_kernel_is_a_verdict_that_names_it(before, said, capsys):
+    path = stable_file("outside.cu", before + KERNEL)
+    verdict = checker.check_scale_vector(path)
+    assert not verdict and said in verdict.problem, verdict.problem

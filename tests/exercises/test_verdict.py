@@ -197,3 +197,14 @@ def test_on_a_gpu_a_built_in_used_whole_is_named(monkeypatch):
                                  "threadIdx is a uint3 with fields .x, .y, .z, one number for "
                                  "each dimension, and C++ turns it into no single number"), said
     assert said.hint.startswith("write threadIdx.x") and said.error.startswith(path), said
+
+
+def test_a_refusal_whose_record_has_no_file_is_a_verdict_not_a_traceback():
+    """a21 (audit AV): a host function declared under an asm label has no line the refusal could
+    find; its record names no file, and the verdict says "your file"."""
+    from helpers.exercises import compile_errors
+    from helpers.sim.compile.diagnosed import HOST_FUNCTION, Diagnostic
+
+    record = Diagnostic(None, None, None, HOST_FUNCTION, ("av_creat", "scale_vector"))
+    said = compile_errors.verdict("scale_vector.cu", "", (record,))
+    assert "your file calls av_creat" in said.problem

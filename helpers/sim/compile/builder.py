@@ -27,15 +27,14 @@ from pathlib import Path
 
 from . import cache as module_cache
 from . import capabilities, device_calls, prebuilt, sites, source as unit, split, toolchain, warned
-from . import device_rules, diagnosed, messages as compiler_messages
+from . import device_rules, diagnosed, learner_text, messages as compiler_messages
 from ..errors import CompileError
 from ..settings import settings
 from .lines import PARSED
 from .source import INCLUDE_DIR, INCLUDE_IN_LINE_TABLES, anywhere
 
-# Raised with every change to what a built module does, so that no cached build outlives it (the
-# history is git's): 30, a kernel's new takes the device heap (sim_grid.h) and may give NULL.
-SIM_VERSION = "30"
+# Raised with every change to what a built module does, so no cached build outlives it (git: why).
+SIM_VERSION = "31"
 CXX_FLAGS = ["-std=c++17", "-O2", "-fPIC", "-pthread", "-fno-strict-aliasing",
              # the learner's __device__ functions may be inlined, as nvcc inlines them, although
              # -fPIC lets another library stand in for a global function (the link's -Bsymbolic
@@ -185,7 +184,7 @@ class _Build:
         self.flags, macros = translate_options(options)
         macros += capabilities.macros(source, settings.compute_capability)  # for this device
         self.flags += [f"-I{d}" for d in include_dirs]
-        self.body = unit.user_source(source, macros, no_extern_c)
+        self.body = unit.user_source(learner_text.checked(source), macros, no_extern_c)
         # kernels with barriers as loops (split.py) where they can be; -DSIM_NO_SPLIT keeps the
         # fibers (tests and benchmarks compare the two)
         self.split = not instrument and "-DSIM_NO_SPLIT" not in self.flags
@@ -309,17 +308,18 @@ def _compile(job, cxx, tmp, user_code, debug=False, prelude=True):
 
 
 def _check_device_calls(job, cxx, tmp, user_code, obj):
-    """Device code calls only what CUDA allows there (device_calls.py). The first other call is
-    a HostFunctionError that names its line, read from the object built again with line tables."""
-    refused = device_calls.refused(obj, user_code, _runners(job, cxx, user_code))
+    """Device code calls only what CUDA allows (device_calls.py): else the CompileError of code
+    run at load, or a HostFunctionError naming the line of the first call (built with lines)."""
+    refused = device_calls.refused(obj, _runners(job, cxx, user_code), job.instrument)
     if not refused:
         return
+    if refused[0] == device_calls.STARTUP_CODE:
+        raise compiler_messages.startup_code_error(job.what)
     where = device_calls.calling_lines(_compile(job, cxx, tmp, user_code, debug=True), refused)
     file, _, line = where.get(refused[0], "").rpartition(":")
     name = device_calls.readable(refused[0])
-    raise compiler_messages.host_function_error(job.what, name, file or None,
-                                                int(line) if line else None,
-                                                device_calls.group(name))
+    raise compiler_messages.host_function_error(job.what, name, file or None, int(line) if line
+                                                else None, device_calls.group(name))
 
 
 def _run_with_prelude(cxx, flags, rest, what, pch_options=()):

@@ -35,13 +35,15 @@ _C_LIBRARY = {"printf", "vprintf", "malloc", "free", "memcpy", "memset", "abs", 
 # What the prelude's inline code and the C++ runtime need (include/*.h): printf's stream, the
 # fibers' switch, the messages it formats, clock64's clock, the rounding modes of __fadd_rz and
 # friends, thread-local storage.
-_PRELUDE = {"vfprintf", "stdout", "snprintf", "strcmp", "strncpy", "siglongjmp", "clock_gettime",
+_PRELUDE = {"snprintf", "strcmp", "strncpy", "siglongjmp", "clock_gettime",
             "fegetround", "fesetround",
             "getcontext", "makecontext", "swapcontext",  # the portable fiber switch (sim_switch.h)
             "_GLOBAL_OFFSET_TABLE_", "__tls_get_addr", "__stack_chk_fail", "__stack_chk_guard",
             "__dso_handle",
             "__cxa_guard_acquire", "__cxa_guard_release", "__cxa_guard_abort", "__cxa_atexit",
-            "__cxa_thread_atexit", "__cxa_thread_atexit_impl", "__cxa_pure_virtual"}
+            "__cxa_thread_atexit", "__cxa_thread_atexit_impl", "__cxa_pure_virtual",
+            # <iostream>'s static initialiser (std::ios_base::Init), the one a header brings
+            "_ZNSt8ios_base4InitC1Ev", "_ZNSt8ios_base4InitD1Ev"}
 # C99's complex functions, which <complex> and PyCUDA's complex header call.
 _COMPLEX = """cabs cacos cacosh carg casin casinh catan catanh ccos ccosh cexp cimag clog conj cpow
 cproj creal csin csinh csqrt ctan ctanh""".split()
@@ -56,26 +58,37 @@ _ALLOWED_PATTERN = re.compile(
     r"ashr|lshr|fix|float|extend|trunc)\w*[1-9]$|__\w*_finite$)")
 # Instructions that enter the operating system (x86-64, x86, Arm64).
 _SYSTEM_CALL = re.compile(r"^\s*[0-9a-f]+:\s+(syscall|sysenter|int\s+\$0x80|svc\s)", re.M)
-_ASM = re.compile(r"\b(asm|__asm__|__asm)\b")
-SYSTEM_CALL = "syscall"  # the name a system call made by an asm statement is refused under
+SYSTEM_CALL = "syscall"  # the name a system call in the learner's object is refused under
+# Code run when the library loads or unloads, before and after any check: the object's own
+# initialiser (the table of kernels, <iostream>'s) is its one entry in .init_array; a
+# constructor or destructor function adds one.
+STARTUP_CODE = "constructor"
+_STARTUP_TABLES = re.compile(r"^\.(init_array|preinit_array|fini_array|ctors|dtors)\b")
+# Where code lies: a section of instructions, or one whose name the linker puts among them.
+_CODE_NAME = re.compile(r"^\.(text|init|fini|stub|gnu\.linkonce\.t)\b")
 
 # Advice for a host function by what it is for (messages.py words it): by default "system".
 _GROUPS = {"time": re.compile(r"^(sleep|usleep|nanosleep|clock_nanosleep|alarm|time|gettimeofday|"
                               r"clock_gettime)$"),
            "random": re.compile(r"^(rand|random|[dejlmn]rand48|arc4random|getrandom)\w*$")}
 
-def refused(obj, user_code, runners=()):
+def refused(obj, runners=(), instrumented=False):
     """The names of the symbols that ``obj`` (a compiled module) needs and device code may not
-    use, in order; SYSTEM_CALL where the learner's own ``asm`` enters the operating system.
-    ``runners``: the prebuilt objects it is linked with, whose definitions it may use."""
+    use, in order; SYSTEM_CALL where any of its code enters the operating system, STARTUP_CODE
+    where it runs code of its own when it loads or unloads (an ``instrumented`` build has
+    ThreadSanitizer's initialiser too). ``runners``: the prebuilt objects it is linked with,
+    whose definitions it may use."""
     own = set().union(*(_defined(str(r)) for r in runners))
     found = [n for n in undefined_symbols(obj)
              if n not in ALLOWED and n not in own and not _ALLOWED_PATTERN.match(n)]
-    if found:  # what only a header's static initialiser calls (<iostream>'s) is no device code
-        found = [n for n in found if n in _called_outside_startup(obj)]
-    if _ASM.search(user_code) and _SYSTEM_CALL.search(
-            _binutils("objdump", "-d", "--no-show-raw-insn", str(obj))):
+    sections = _sections(obj)
+    code = [name for name, flags in sections if "CODE" in flags or _CODE_NAME.match(name)]
+    if code and _SYSTEM_CALL.search(_binutils("objdump", "-D", "--no-show-raw-insn",
+                                              *(f"-j{name}" for name in code), str(obj))):
         found.append(SYSTEM_CALL)
+    tables = [name for name, _ in sections if _STARTUP_TABLES.match(name)]
+    if _startup_entries(obj, tables) > 1 + bool(instrumented):
+        found.append(STARTUP_CODE)
     return found
 
 
@@ -85,18 +98,20 @@ def _defined(runner):
     return frozenset(global_symbols(runner))
 
 
-def _called_outside_startup(obj):
-    """The symbols that code other than static initialisation (.text.startup) refers to."""
-    section, called = None, set()
-    for line in _binutils("objdump", "-r", str(obj)).splitlines():
-        header = re.match(r"^RELOCATION RECORDS FOR \[(.*)\]:", line)
-        if header:
-            section = header.group(1)
-        elif section and not section.startswith((".text.startup", ".rela.text.startup")):
-            reloc = re.match(r"^[0-9a-f]+\s+R_\w+\s+([^\s+-]+)", line)
-            if reloc:
-                called.add(reloc.group(1))
-    return called
+def _sections(obj):
+    """[(name, its flags as objdump -h gives them: "CODE", "ALLOC", ...)] of an object."""
+    lines = _binutils("objdump", "-h", "-w", str(obj)).splitlines()
+    return [(m[1], set(m[2].split(", "))) for m in
+            (re.match(r"^\s*\d+\s+(\S+)\s.*?\s\d\*\*\d+\s+(.*)$", line) for line in lines) if m]
+
+
+def _startup_entries(obj, tables):
+    """How many functions ``obj``'s ``tables`` (.init_array, .fini_array, ...) run at load or
+    unload: one relocation each."""
+    if not tables:
+        return 0
+    out = _binutils("objdump", "-r", *(f"-j{name}" for name in tables), str(obj))
+    return len(re.findall(r"^[0-9a-f]+\s+R_\w+", out, re.M))
 
 
 def calling_lines(obj_with_lines, symbols):

@@ -15,11 +15,12 @@ from .standard_library import library_advice
 
 def _refusal(what, where, said, kind, names):
     """The CompileError that ``said`` at ``where`` ((file, line) of the learner's, or (None,
-    None)), with its record of ``kind`` naming ``names``."""
+    None)), with its record of ``kind`` naming ``names``: in the learner's file ``what`` where
+    no line was found (the checkers say "your file")."""
     file, line = where
     at = f"{file}:{line}: " if file else ""
     err = CompileError(f"simulator compilation of {what} failed\n{at}error: {said}", None)
-    err.diagnostics = (Diagnostic(file, line, None, kind, names),)
+    err.diagnostics = (Diagnostic(file or what, line, None, kind, names),)
     return err
 
 
@@ -29,11 +30,14 @@ def _first_line(source, matches):
 
 
 def _a_call(text, name):
-    """A line of ``text`` calls ``name`` (rather than declares it: float twice(float x))."""
+    """A line of ``text`` calls ``name`` (rather than declares it: float twice(float x)), after
+    an operator, a statement's start or an if's condition (not an attribute's arguments)."""
     for m in re.finditer(rf"\b{re.escape(name)}\s*\(", text):
         before = text[:m.start()].rstrip()
+        if re.search(r"\b(__launch_bounds__|__attribute__|alignas)\s*\(.*\)$", before):
+            continue
         word = re.search(r"(\w+)\W*$", before)
-        if not before or before[-1] in "=(,+-*/%<>!&|?:[{;" and not before.endswith(("*", "&")) \
+        if not before or before[-1] in "=(,+-*/%<>!&|?:[{;)" and not before.endswith(("*", "&")) \
                 or word and word[1] in NOT_A_TYPE:
             return True
     return False

@@ -67,8 +67,8 @@ def check(user_code, source, what):
         raise said.qualifiers_error(what, *combined[0], source)
     own_functions, own_variables, own_structs = _declared_in(source)
     constexpr = set(_CONSTEXPR.findall(_COMMENT.sub(" ", source)))
-    for variable, called in initialized:
-        if variable in own_variables and called not in constexpr:
+    for variable, called, marked in initialized:  # a host variable's runs at load: the learner's
+        if variable in own_variables and called not in constexpr and (marked or called in own_functions):
             raise said.dynamic_initializer_error(what, variable, called, source)
     variables = {name: const for name, const in variables.items() if name in own_variables}
     unmarked = {name for name, (marks, _) in functions.items() if not marks}
@@ -210,22 +210,27 @@ def _read(tokens):
 
 
 def _initializer_calls(declaration):
-    """[(name, function)] where ``declaration``, of a __device__, __constant__ or __managed__
-    variable, calls a function in its initializer (__constant__ float s = sqrtf(2.0f);): nvcc
-    refuses it ("dynamic initialization is not supported for a __constant__ variable"), as a
-    GPU's memory is set before any code runs. A cast (float(2)), sizeof and the compiler's
-    builtins (INFINITY's) are constants."""
+    """[(name, function, whether marked)] where ``declaration``, of a variable outside any
+    function, calls a function in its initializer (__constant__ float s = sqrtf(2.0f);): nvcc
+    refuses it for a __device__, __constant__ or __managed__ one ("dynamic initialization is not
+    supported for a __constant__ variable"), as a GPU's memory is set before any code runs; a
+    host variable's (int n = count();) runs inside the library's load, before any check. A cast
+    (float(2)), sizeof and the compiler's builtins (INFINITY's) are constants; a lambda called
+    there ([] { ... }()) is code of the learner's, marked or not."""
     words = [t.text for t in declaration]
-    if not set(words) & {"__sim_device__", "__sim_constant__", "__sim_managed__"} or "=" not in words:
+    marked = bool(set(words) & {"__sim_device__", "__sim_constant__", "__sim_managed__"})
+    if "=" not in words or not marked and "(" in words[:words.index("=")]:
         return []
     equals = words.index("=")
     name = next((w for w, t in zip(reversed(words[:equals]), reversed(declaration[:equals]))
                  if t.kind == "word"), None)
+    if any(words[k:k + 2] == ["}", "("] for k in range(equals + 1, len(words) - 1)):
+        return [(name, "a lambda", True)]
     for k in range(equals + 1, len(declaration) - 1):
         t = declaration[k]
         if t.kind == "word" and words[k + 1] == "(" and t.text not in ("sizeof", "alignof") \
                 and not _a_type(t) and not t.text.startswith("__builtin_"):
-            return [(name, t.text)]
+            return [(name, t.text, marked)]
     return []
 
 

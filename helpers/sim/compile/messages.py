@@ -11,6 +11,8 @@ import re
 
 from . import capabilities, math_arguments, not_simulated, warned
 from .linkage import c_linkage_error
+from .diagnosed import Diagnostic
+from .learner_text import LOAD_CODE
 from .source import in_prelude as _in_prelude
 from ..errors import CompileError, HostFunctionError, NeedsNewerGPUError, NotSimulatedError
 from ..settings import settings
@@ -241,6 +243,20 @@ def host_function_error(what, name, file, line, group):
         f"{where}error: {name}() is a host function: a kernel or __device__ function cannot "
         f"call it (nvcc: calling a __host__ function(\"{name}\") from a __global__ function "
         f"is not allowed).\nnote: {advice}", name, file, line)
+
+
+def startup_code_error(what):
+    """The CompileError of a module whose object runs code of the learner's when it loads or
+    unloads (device_calls.STARTUP_CODE), with its record (learner_text.LOAD_CODE)."""
+    err = CompileError(
+        f"simulator compilation of {what} failed\nerror: {what} runs code of its own when the "
+        "module loads or unloads (a constructor or destructor function, or a global variable "
+        "whose initialization runs code), before any kernel is launched (nvcc: dynamic "
+        "initialization is not supported for __device__, __constant__ and __shared__ "
+        "variables).\nnote: a GPU runs code only in a launched kernel: move that work into a "
+        "kernel, and give each global variable a constant value.", None)
+    err.diagnostics = (Diagnostic(what, None, None, LOAD_CODE, ("load",)),)
+    return err
 
 
 # ---- the linker ----------------------------------------------------------------------------------

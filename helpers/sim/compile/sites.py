@@ -30,7 +30,7 @@ from pathlib import Path
 from . import toolchain
 from .source import INCLUDE_DIR, INCLUDE_IN_LINE_TABLES
 
-TABLE_VERSION = 7
+TABLE_VERSION = 8
 _CALL = re.compile(r"^\s*([0-9a-f]+):\s+(?:call|callq|bl)\s+[0-9a-f]+\s+<(__tsan_\w+|"
                    r"__sanitizer_cov_trace_pc)>")
 _ACCESS = re.compile(r"__tsan_(?:unaligned_)?(read|write)(\d+|_range)$")
@@ -99,11 +99,13 @@ def inline_chains(library, addresses):
 
 
 def _is_runtime(file):
-    """The simulator's headers (as the line tables name them: source.INCLUDE_IN_LINE_TABLES), or
-    the generated unit (builder.py compiles it in a temporary folder: code the compiler makes
-    there, as std::thread's, is named after it)."""
-    return file.startswith(f"{INCLUDE_IN_LINE_TABLES}/") or \
-        re.search(r"/cuda-sim-[^/]*/module\.cpp$", file) is not None
+    """The simulator's headers (as the line tables name them: source.INCLUDE_IN_LINE_TABLES), a
+    file the prelude ships, never a name a #line made up; or the generated unit (builder.py
+    compiles it in a temporary folder: code the compiler makes there, as std::thread's, is named
+    after it)."""
+    shipped = file.startswith(f"{INCLUDE_IN_LINE_TABLES}/") and ".." not in Path(file).parts \
+        and (INCLUDE_DIR / file[len(INCLUDE_IN_LINE_TABLES) + 1:]).is_file()
+    return shipped or re.search(r"/cuda-sim-[^/]*/module\.cpp$", file) is not None
 
 
 def _is_system(file):

@@ -108,6 +108,15 @@ void ask_copy(unsigned thread, unsigned threads, const CopyInFlight &c) {
     t.asked.back().batch = t.committed;
 }
 void commit_copies(unsigned thread, unsigned threads) { copies_of(thread, threads).committed++; }
+
+int device_vprintf(const char *fmt, va_list ap) {  // sim_runtime.h's kernel printf
+    Worker *w = worker;
+    if (w && w->quiet) return 0;
+    hold_cancel(w);
+    int n = vprintf(fmt, ap);
+    release_cancel(w);
+    return n;
+}
 bool next_copy_due(unsigned thread, unsigned threads, size_t prior, CopyInFlight &c) {
     ThreadCopies &t = copies_of(thread, threads);
     if (t.landed == t.asked.size() || t.asked[t.landed].batch + prior >= t.committed) return false;

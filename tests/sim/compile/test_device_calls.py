@@ -84,3 +84,56 @@ def test_a_refused_function_is_named_as_the_learner_wrote_it_with_advice_for_its
     assert device_calls.readable("_ZNSt6thread4joinEv") == "std::thread::join"
     assert [device_calls.group(n) for n in ("usleep", "drand48", "time", "fork")] == [
         "time", "random", "time", "system"]
+
+
+# ---- what the object runs at load, and code in any section (audit AV: a01, a02, a03, a30) ----------
+SCALE = "__global__ void k(float *x) { x[0] = 1; }\n"
+
+
+@pytest.mark.skipif(BACKEND != "simulator", reason="the simulator's own object check")
+@pytest.mark.parametrize("attribute", ["constructor", "destructor"])
+def test_a_function_run_at_load_or_unload_is_refused_however_spelled(attribute, tmp_path):
+    """A macro spells the attribute, past the text's check: the object's .init_array (or
+    .fini_array) holds a second entry, and nothing of the learner's runs when it loads."""
+    src = (f"#define WHEN {attribute[:4]}##{attribute[4:]}\n#define AT(w) __attribute__((w))\n"
+           "#define RUN(w) AT(w)\nRUN(WHEN) static void at_load(void) { __builtin_trap(); }\n"
+           + SCALE)
+    with pytest.raises(drv.CompileError) as err:
+        SourceModule(src, cache_dir=str(tmp_path))
+    assert "runs code of its own when the module loads" in str(err.value)
+    assert err.value.diagnostics[0].kind == "code run at load"
+
+
+@pytest.mark.skipif(BACKEND != "simulator", reason="x86-64 machine code")
+@pytest.mark.parametrize("section", [".text.av_code", ".gnu.linkonce.t.av"])
+def test_machine_code_placed_among_the_instructions_is_refused_without_asm(section, tmp_path):
+    """a03: a system call's bytes as an array in a section the linker puts among the
+    instructions (the attribute spelled by pasting, past the text's check), called through a
+    pointer: no asm, no undefined symbol."""
+    src = ('#define PLACE(s) __attribute__((sec##tion(s), aligned(16)))\n'
+           f'__device__ PLACE("{section}") const unsigned char code[] = '
+           "{0x48, 0x89, 0xf8, 0x0f, 0x05, 0xc3};\n"
+           "__global__ void k(long *x) { x[0] = ((long (*)(long))(void *)code)(39); }\n")
+    with pytest.raises(drv.CompileError) as err:
+        SourceModule(src, cache_dir=str(tmp_path))
+    assert err.value.function == "syscall", str(err.value)
+
+
+@pytest.mark.skipif(BACKEND != "simulator", reason="the simulator's own object check")
+def test_a_call_from_a_startup_section_is_no_longer_excused(tmp_path):
+    """a02: open() from a function the learner placed in .text.startup (the section spelled by
+    pasting): every section's calls are checked."""
+    src = ("#include <fcntl.h>\n#define PLACE(s) __attribute__((noinline, sec##tion(s)))\n"
+           '__device__ PLACE(".text.startup.av") void note(int i) '
+           '{ if (i == 7) open("/tmp/canary_AV4_02", O_WRONLY | O_CREAT, 0644); }\n'
+           "__global__ void k(int *x) { note(x[0]); }\n")
+    with pytest.raises(drv.CompileError) as err:
+        SourceModule(src, cache_dir=str(tmp_path))
+    assert err.value.function == "open", str(err.value)
+
+
+def test_iostream_and_printf_still_compile():
+    """<iostream>'s static initialiser is the module's own one entry; printf no longer names
+    stdout in the learner's object (the runner's device_vprintf does)."""
+    SourceModule('#include <iostream>\nextern "C" __global__ void k(float *x) '
+                 '{ printf("%f\\n", x[0]); }\n', no_extern_c=True)

@@ -52,3 +52,23 @@ def test_the_standard_library_s_record_names_what_the_learner_wrote_at_its_line(
         SourceModule(text, no_extern_c=True)
     (record,) = caught.value.diagnostics
     assert (record.kind, record.names, record.line) == (diagnosed.HOST_LIBRARY, ("std::sinf", "k"), 4)
+
+
+def test_a_host_function_under_an_asm_label_is_named_at_its_call_in_the_learners_file():
+    """a21 (audit AV): creat declared under another name, called after an if's condition: the
+    record has the learner's file and the line of the call, never no file."""
+    text = ('#line 1 "label.cu"\nextern "C" int av_creat(const char *, unsigned) __asm__("creat");\n'
+            + KERNEL.format('\n  if (n == 0) av_creat("/tmp/canary_AV4_21", 0644);\n'))
+    with pytest.raises(CompileError) as caught:
+        SourceModule(text)
+    (record,) = caught.value.diagnostics
+    assert (record.kind, record.file, record.line) == (diagnosed.HOST_FUNCTION, "label.cu", 3)
+
+
+def test_a_kernel_with_launch_bounds_called_like_a_function_is_named_at_the_call():
+    text = ("__global__ void __launch_bounds__(64) twice(float *o) { o[0] *= 2; }\n"
+            + KERNEL.format("\n  if (n) twice(o);\n"))
+    with pytest.raises(CompileError) as caught:
+        SourceModule(text)
+    (record,) = caught.value.diagnostics
+    assert (record.kind, record.line) == (diagnosed.KERNEL_CALLED, 3)

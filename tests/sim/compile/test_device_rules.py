@@ -222,3 +222,28 @@ def test_a_header_s_function_of_a_kernel_s_name_is_not_read_as_the_kernel():
     text = ("#include <mma.h>\nusing namespace nvcuda;\n"
             'extern "C" __global__ void offset(float *d, int at) { d[at] = 1; }\n')
     assert _refused_as(text, no_extern_c=True) is None
+
+
+def test_a_host_variable_initialized_by_the_learners_own_function_is_refused(tmp_path):
+    """A variable outside any function whose initializer calls the learner's own function runs
+    that function inside the library's load (dlopen), before any check and the launch's time
+    limit: a loop there hung the notebook for good (audit AV, a06's host twin). nvcc takes it
+    as host code; the simulator cannot run it safely, and a kernel never needs it."""
+    src = ('#line 1 "load.cu"\nint spin() { volatile int k = 1; while (k) { } return 0; }\n'
+           "int started = spin();\n" + KERNEL.format("o[0] = 1;"))
+    with pytest.raises(CompileError) as err:
+        SourceModule(src, cache_dir=str(tmp_path))
+    record = err.value.diagnostics[0]
+    assert (record.kind, record.names, record.line) == (diagnosed.DYNAMIC_INIT, ("started", "spin"), 2)
+
+
+def test_a_lambda_called_in_a_host_variables_initializer_is_refused(tmp_path):
+    src = "int started = [] { volatile int k = 1; while (k) { } return 0; }();\n" + KERNEL.format("o[0] = 1;")
+    with pytest.raises(CompileError) as err:
+        SourceModule(src, cache_dir=str(tmp_path))
+    assert err.value.diagnostics[0].names == ("started", "a lambda")
+
+
+def test_a_host_constant_of_a_math_call_still_compiles():
+    SourceModule("const float ROOT2 = sqrtf(2.0f);\nfloat scale(float x = ROOT2);\n"
+                 + KERNEL.format("o[0] = 1;"))

@@ -139,8 +139,9 @@ def test_a_warning_names_neither_the_simulators_code_nor_a_path_of_this_machine(
 
 
 # ---- the learner's mistakes, compiled ---------------------------------------------------------
+# (stderr itself is refused first, as a host object: test_learner_text.py)
 @pytest.mark.parametrize("call", ["exit(1)", "rand()", 'fopen("out.txt", "w")',
-                                  'fprintf(stderr, "x")'])
+                                  'fprintf((FILE *)0, "x")'])
 def test_a_host_library_call_in_a_kernel_is_a_compile_error(call, tmp_path):
     name = call.split("(")[0]
     src = f'#line 1 "host.cu"\n__global__ void k(int *x) {{\n    if (x[0]) {call};\n}}\n'

@@ -72,3 +72,11 @@ def test_line_tables_name_the_preludes_headers_the_same_in_every_copy_of_the_cou
     debug = b"".join(lines._section(library, s) for s in (b".debug_line", b".debug_str"))
     assert INCLUDE_IN_LINE_TABLES.encode() in debug
     assert str(INCLUDE_DIR).encode() not in debug
+
+
+def test_only_a_header_the_prelude_ships_is_the_runtimes():
+    """a14 (audit AV): a #line naming /cuda-sim-include/sim_extra.h made the learner's accesses
+    the runtime's, unchecked; a name no file of the prelude's has is the learner's."""
+    assert sites._is_runtime(f"{INCLUDE_IN_LINE_TABLES}/sim_runtime.h")
+    assert not sites._is_runtime(f"{INCLUDE_IN_LINE_TABLES}/sim_extra.h")
+    assert not sites._is_runtime(f"{INCLUDE_IN_LINE_TABLES}/../compile/sites.py")
