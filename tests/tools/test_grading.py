@@ -276,27 +276,31 @@ def _grade_module():
 
 
 SPLIT_SUM = solution("split_sum.py")
-# split_sum.py runs in the checker's process, which writes its verdict to the path in its argv:
-# a submission can write there first, and end the process (round AV of the red-team audit, AVB-16)
-OVERWRITES_VERDICT = """import os, sys
-if "--one" in sys.argv:
-    open(sys.argv[sys.argv.index("--one") + 3], "w").write(%r)
-    os._exit(0)
-"""
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("written", ["[]", '{"passed": true}', "{", "[" * 100_000,
                                      '{"passed": "yes", "fast": 1, "problem": 0, "hint": "", '
                                      '"error": "", "slow": ""}'])
-def test_a_verdict_of_another_shape_is_that_students_crash(tmp_path, written):
-    """The students before and after are graded, and the one whose code wrote the verdict gets
-    a row that says so: a verdict is read only as a dict of the checker's fields and types."""
-    for student, text in (("alice", SPLIT_SUM), ("m_garbage", OVERWRITES_VERDICT % written),
-                          ("z_bob", SPLIT_SUM)):
-        (tmp_path / "subs" / student / "cuda_src" / "exercises").mkdir(parents=True)
-        (tmp_path / "subs" / student / "cuda_src" / "exercises" / "split_sum.py").write_text(text)
+def test_a_verdict_of_another_shape_is_that_students_crash(tmp_path, monkeypatch, written):
+    """A checker's process holds the student's code, which could write the verdict file itself
+    (round AV of the red-team audit, AVB-16; the Python screen and the .cu refusals now keep a
+    student's code from it, so the checker's process is stood in for here): the students before
+    and after are graded, and that one's row says so; a verdict is read only as a dict of the
+    checker's fields and types."""
     grade = _grade_module()
+    command = grade.sandbox.command
+
+    def writing(argv, student, scratch):   # argv: python grade.py --one student name result seed
+        if student.name == "m_garbage":
+            argv = [sys.executable, "-c", f"open({argv[5]!r}, 'w').write({written!r})"]
+        return command(argv, student, scratch)
+
+    monkeypatch.setattr(grade.sandbox, "command", writing)
+    for student in ("alice", "m_garbage", "z_bob"):
+        (tmp_path / "subs" / student / "cuda_src" / "exercises").mkdir(parents=True)
+        (tmp_path / "subs" / student / "cuda_src" / "exercises" / "split_sum.py").write_text(
+            SPLIT_SUM)
     rows = grade.grade_class(tmp_path / "subs", tmp_path / "grades.csv",
                              grade.Limits(60, 2048, 64, seed=1), ["split_sum"])
     assert [(r["student"], r["result"]) for r in rows] == \
