@@ -27,7 +27,6 @@ class Layout(NamedTuple):
     out: str = "out"
     guard: str = ""
 
-_COMMENT = re.compile(r"//[^\n]*|/\*.*?\*/", re.S)
 
 
 class Above(NamedTuple):
@@ -69,7 +68,9 @@ def read_above_the_guard(code, kernel, bounds, arrays=()):
     above its bounds guard, the first if that tests one of the names ``bounds``; a read whose
     index is clamped (min, ?:), or whose own if tests its index (``_guarded_by_its_if``), is safe
     and not one. An Above, or None."""
-    code = _COMMENT.sub(lambda m: re.sub(r"[^\n]", " ", m[0]), code)
+    from helpers.sim.compile.source import without_comments
+
+    code = without_comments(code)
     name = re.search(rf"\b{re.escape(kernel)}\s*\(\s*[^,)]*?(\w+)\s*,", code)
     guard = name and re.compile(rf"\bif\s*\(([^;{{]*\b(?:{'|'.join(bounds)})\b[^;{{]*)\)").search(
         code, name.end())

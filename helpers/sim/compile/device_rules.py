@@ -41,6 +41,7 @@ import re
 
 from . import device_refusals as said
 from .kernel_text import KNOWN_TYPE, NOT_A_TYPE, SPECIFIERS, Unreadable, closing, read_tokens
+from .source import without_comments
 from .standard_library import refused as standard_library
 
 _SCOPES = {"struct", "class", "union", "namespace", "enum", "extern"}
@@ -66,7 +67,7 @@ def check(user_code, source, what):
     if combined:
         raise said.qualifiers_error(what, *combined[0], source)
     own_functions, own_variables, own_structs = _declared_in(source)
-    constexpr = set(_CONSTEXPR.findall(_COMMENT.sub(" ", source)))
+    constexpr = set(_CONSTEXPR.findall(without_comments(source)))
     for variable, called, marked in initialized:  # a host variable's runs at load: the learner's
         if variable in own_variables and called not in constexpr and (marked or called in own_functions):
             raise said.dynamic_initializer_error(what, variable, called, source)
@@ -267,7 +268,6 @@ def _variables(declaration):
 
 _DECLARED = re.compile(r"(\w+)[ \t*&]+(?:\w+::)?([A-Za-z_]\w*)\s*([(=;,\[])")
 _STRUCT = re.compile(r"\b(?:struct|class)\s+([A-Za-z_]\w*)")
-_COMMENT = re.compile(r"//[^\n]*|/\*.*?\*/", re.S)
 _CONSTEXPR = re.compile(r"\bconstexpr\b[^;{(=]*?\b(\w+)\s*\(")
 
 
@@ -276,7 +276,7 @@ def _declared_in(source):
     ``int count =``, and as structs, ``struct Point``): the headers it includes (cuda_fp16.h's
     __half2float, declared without __device__ in the simulator's copy) are not the learner's to
     mark."""
-    text = _COMMENT.sub(" ", source)
+    text = without_comments(source)
     found = [(m[2], m[3] == "(") for m in _DECLARED.finditer(text) if m[1] not in NOT_A_TYPE]
     return ({n for n, call in found if call}, {n for n, call in found if not call},
             set(_STRUCT.findall(text)))

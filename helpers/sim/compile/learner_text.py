@@ -24,14 +24,13 @@ import re
 from pathlib import Path
 
 from .device_refusals import _refusal
-from .source import INCLUDE_DIR, INCLUDE_IN_LINE_TABLES, in_prelude
+from .source import INCLUDE_DIR, INCLUDE_IN_LINE_TABLES, in_prelude, without_comments
 
 # The kinds of the records (diagnosed.Diagnostic) of these refusals: ``names`` what was said
 # (LOAD_CODE's line None where only the compiled object showed it: device_calls.STARTUP_CODE).
 LOAD_CODE, SECTION, RUNTIME_NAME = "code run at load", "section attribute", "simulator's name"
 LINE_DIRECTIVE, INCLUDE, HOST_OBJECT = "#line", "#include outside", "host object"
 
-_COMMENT = re.compile(r"//[^\n]*|/\*.*?\*/", re.S)
 _STRING = re.compile(r'"(\\.|[^"\\\n])*"|\'(\\.|[^\'\\\n])*\'')
 _ATTRIBUTE = re.compile(r"__attribute__\s*\(\((.*?)\)\)|\[\[(.*?)\]\]", re.S)
 _LOAD_ATTRIBUTE = re.compile(r"\b(?:gnu::)?_?_?(constructor|destructor|init_priority)_?_?\b")
@@ -67,7 +66,7 @@ def _file_name(source):
 def _code_lines(source):
     """(file, line, text, code) of each line, numbered as the compiler numbers it (a #line
     directive at the number of the line it stands on): ``code`` the text without comments."""
-    blank = _COMMENT.sub(lambda m: re.sub(r"[^\n]", " ", m[0]), source)
+    blank = without_comments(source)
     file, number = "kernel.cu", 1
     for text, code in zip(source.splitlines(), blank.splitlines()):
         yield file, number, text, code
@@ -110,7 +109,7 @@ def _attributes(lines, pattern):
 def _constructed_variable(lines, source):
     """(file, line, what) of a __device__ variable (or a host one outside any braces) of a
     struct whose constructor or destructor has a body that runs code."""
-    code = _COMMENT.sub(" ", source)
+    code = without_comments(source)
     structs = {name for name in re.findall(r"\b(?:struct|class)\s+(\w+)", code)
                if re.search(rf"(?:~\s*|\b){name}\s*\([^()]*\)[^;{{]*\{{\s*[^}}\s]", code)}
     for name in structs:

@@ -83,6 +83,16 @@ def user_source(source, macros=(), no_extern_c=False):
     return defines(macros) + body
 
 
+_COMMENT = re.compile(r"//[^\n]*|/\*.*?\*/", re.S)
+
+
+def without_comments(source):
+    """``source`` with its comments blanked out, every line and offset kept (a // inside a
+    string is taken for a comment too: the readers of a learner's text look for code, not
+    strings)."""
+    return _COMMENT.sub(lambda m: re.sub(r"[^\n]", " ", m[0]), source)
+
+
 def numbered_lines(source):
     """(file, line, text) for each line of the learner's source, numbered as the compiler numbers
     it: from 1 in kernel.cu (user_source's default), or as the source's #line directives say."""

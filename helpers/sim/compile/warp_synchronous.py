@@ -20,22 +20,14 @@ import re
 import warnings
 
 from ..errors import WarpSynchronousWarning
-from .source import numbered_lines
+from .source import numbered_lines, without_comments
 
 # a volatile pointer's or array's name: `volatile float *v`, `float volatile s[64]`
 _VOLATILE_POINTER = re.compile(r"\bvolatile\b[^;{}()=,]*?(?:\*\s*(\w+)|(\w+)\s*\[)")
-_COMMENTS = re.compile(r"//[^\n]*|/\*.*?\*/", re.S)
-
-
-def _without_comments(source):
-    """The source with its comments blanked out, lines kept."""
-    return _COMMENTS.sub(lambda m: re.sub(r"[^\n]", " ", m.group()), source)
-
-
 def idiom_lines(source):
     """The lines ("kernel.cu:44") that declare a volatile pointer or array, where the source uses
     shared memory and no __syncwarp(); [] elsewhere."""
-    code = _without_comments(source)
+    code = without_comments(source)
     if "__shared__" not in code or re.search(r"\b__syncwarp\s*\(", code):
         return []
     return [f"{file}:{line}" for file, line, text in numbered_lines(code)
