@@ -169,8 +169,7 @@ def check(exercise: Exercise, root: Path, hidden: int | None = None) -> Verdict:
         return not_yet(f"no cell defining {exercise.function} in {exercise.work}",
                        f"keep the exercise's cell, def {exercise.function}(...), in the "
                        "notebook, and save it").report()
-    function = define_function(source, exercise.function)
-    return function.report() if isinstance(function, Verdict) else checker(function, hidden=hidden)
+    return checker(define_function(source, exercise.function), hidden=hidden)
 
 
 def define_function(source: str, name: str, filename: str = ""):

@@ -38,8 +38,7 @@ def draw(rng):   # the grader's cases: a wide halo and a narrow one, on halves o
 
 def check_halo_exchange(path: str = "exercises/halo_exchange.py", hidden: int | None = None):
     """Check the function in ``cuda_src/<path>``; print and return the Verdict."""
-    fn = from_file(path, FUNCTION)
-    return fn.report() if isinstance(fn, Verdict) else check_halo_exchange_function(fn, hidden)
+    return check_halo_exchange_function(from_file(path, FUNCTION), hidden)
 
 
 def check_halo_exchange_function(fn, hidden: int | None = None) -> Verdict:

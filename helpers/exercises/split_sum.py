@@ -36,8 +36,7 @@ def draw(rng):   # the grader's cases: an odd length, long and short
 
 def check_split_sum(path: str = "exercises/split_sum.py", hidden: int | None = None):
     """Check the function in ``cuda_src/<path>``; print and return the Verdict."""
-    fn = from_file(path, FUNCTION)
-    return fn.report() if isinstance(fn, Verdict) else check_split_sum_function(fn, hidden)
+    return check_split_sum_function(from_file(path, FUNCTION), hidden)
 
 
 def check_split_sum_function(fn, hidden: int | None = None) -> Verdict:
