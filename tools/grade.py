@@ -145,6 +145,9 @@ VERDICT_TYPES = {"passed": bool, "fast": bool, "problem": str, "hint": str, "err
                  "slow": str}
 """The verdict a checker writes (``check_one``): its fields and their types."""
 VERDICT_BYTES = 64 * 1024
+WORK_BYTES = 64 * 2**20
+"""The largest file of a student's that the grader reads (in its own process, to see if the
+stub was started): a notebook with its outputs is a few MiB."""
 
 
 def read_verdict(path: Path) -> dict | str | None:
@@ -261,6 +264,11 @@ def _not_to_check(student_dir: Path, exercise) -> dict | None:
     if not work.is_file():
         return {"status": "not handed in", "problem": f"not handed in: {exercise.work} is "
                 "missing from the submission", "hint": f"hand in {exercise.work}"}
+    if (size := work.stat().st_size) > WORK_BYTES:
+        return {"status": "not handed in", "problem": f"not handed in: {exercise.work} is "
+                f"{size / 2**20:,.0f} MiB, more than the grader reads ({WORK_BYTES >> 20} MiB)",
+                "hint": f"hand in {exercise.work} without its outputs (Edit, Clear Outputs of All "
+                "Cells, then save)" if not exercise.is_kernel else "hand in your kernel's source"}
     if not exercise.is_kernel and catalog.notebook_cells(work) is None:
         return {"status": "not handed in", "problem": f"not handed in: {exercise.work} is not a "
                 "notebook (Jupyter cannot open it: it is not a notebook's JSON with its cells)",
