@@ -17,8 +17,9 @@ share the machine, or a GPU, slow each other down). An exercise whose work is no
 the submission fails as "not handed in" (so does a file that is a symbolic link, or reached
 through one out of the student's folder, and a notebook that is not a notebook), and one whose
 stub is still as shipped as "not started", both without running; a student's folder that is a
-link is left out, with a warning. A verdict file that is not the checker's verdict (the student's
-code can write there) is that exercise's "crashed", and so is any error of the grader on one
+link is left out, with a warning. A checker's verdict comes back through a pipe, never a file of
+this machine's disk; what comes back that is not the checker's verdict (the student's code can
+write there) is that exercise's "crashed", and so is any error of the grader on one
 submission, with a warning: one submission never stops the grading of the class.
 
 Writes ``grades.csv`` (a row a student and exercise: status, score, problem, hint, the first
@@ -42,12 +43,10 @@ where it is not (README, "For instructors").
 from __future__ import annotations
 
 import argparse
-import errno
 import json
 import os
 import secrets
 import shutil
-import stat
 import subprocess
 import sys
 import tempfile
@@ -66,15 +65,14 @@ from helpers.exercises import catalog  # noqa: E402 - after the path is set
 from tools import sandbox  # noqa: E402
 
 
-def check_one(student_dir: str, name: str, result_path: str, seed: str) -> None:
+def check_one(student_dir: str, name: str, result_fd: str, seed: str) -> None:
     """In the child process: run one checker on one submission (with the hidden cases of
-    ``seed``), write its verdict as JSON."""
+    ``seed``), write its verdict as JSON to the pipe ``result_fd``."""
     verdict = catalog.check(catalog.find(name), Path(student_dir), hidden=int(seed))
     data = {"passed": verdict.passed, "fast": verdict.fast, "problem": verdict.problem,
             "hint": verdict.hint, "error": verdict.error, "slow": verdict.slow}
-    part = Path(result_path + ".part")
-    part.write_text(json.dumps(data))
-    os.replace(part, result_path)
+    with os.fdopen(int(result_fd), "w") as result:
+        result.write(json.dumps(data))
 
 
 class Limits:
@@ -117,26 +115,33 @@ def run_child(student_dir: Path, name: str, limits: Limits, workdir: Path):
     kept, seconds)``."""
     scratch = workdir / f"{student_dir.name}-{name}"
     scratch.mkdir(mode=0o700)
-    result = scratch / sandbox.VERDICT / "verdict.json"
-    command, env = sandbox.command(
-        [sys.executable, str(Path(__file__).resolve()), "--one", str(student_dir), name,
-         str(result), str(limits.seed)], student_dir, scratch)
     if _interrupted.is_set():
         raise KeyboardInterrupt("grading was interrupted")
+    result, result_fd = os.pipe()
+    command, env = sandbox.command(
+        [sys.executable, str(Path(__file__).resolve()), "--one", str(student_dir), name,
+         str(result_fd), str(limits.seed)], student_dir, scratch)
     start = time.monotonic()
-    child = subprocess.Popen(command, cwd=ROOT, env=env, stdout=subprocess.PIPE,
-                             stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-                             start_new_session=True, preexec_fn=_no_core_dumps)
+    try:
+        child = subprocess.Popen(command, cwd=ROOT, env=env, stdout=subprocess.PIPE,
+                                 stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+                                 pass_fds=(result_fd,), start_new_session=True,
+                                 preexec_fn=_no_core_dumps)
+    finally:
+        os.close(result_fd)
     _running.add(child.pid)
     output = _OutputKeeper(child.stdout, limits.output_kb * 1024)
+    written = _OutputKeeper(os.fdopen(result, "rb"), VERDICT_BYTES + 1)
     output.start()
+    written.start()
     try:
         stopped = _watch(child, output, limits, start)
     finally:
         sandbox.end(child.pid)
         _running.discard(child.pid)
     output.join(timeout=5)
-    verdict = read_verdict(result)
+    written.join(timeout=5)
+    verdict = read_verdict(bytes(written.kept))
     shutil.rmtree(scratch, ignore_errors=True)
     return verdict, stopped, bytes(output.kept), time.monotonic() - start
 
@@ -150,21 +155,12 @@ WORK_BYTES = 64 * 2**20
 stub was started): a notebook with its outputs is a few MiB."""
 
 
-def read_verdict(path: Path) -> dict | str | None:
-    """The verdict the checker wrote at ``path``; None where it wrote none; else why the file
-    is not its verdict (the student's code runs in that process and can write there): read as
-    a plain file (never through a link, never waiting on a pipe), at most ``VERDICT_BYTES``,
-    taken only as a dict of ``VERDICT_TYPES``."""
-    try:
-        with os.fdopen(os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK), "rb") as file:
-            if not stat.S_ISREG(os.fstat(file.fileno()).st_mode):
-                return "not a plain file"
-            data = file.read(VERDICT_BYTES + 1)
-    except FileNotFoundError:
+def read_verdict(data: bytes) -> dict | str | None:
+    """The verdict the checker wrote to its pipe (``data``, up to ``VERDICT_BYTES`` and one
+    more); None where it wrote none; else why it is not the checker's verdict (the student's
+    code runs in that process and can write there): taken only as a dict of ``VERDICT_TYPES``."""
+    if not data:
         return None
-    except OSError as err:
-        return "a link or a file that cannot be read" if err.errno == errno.ELOOP \
-            else f"a file that cannot be read ({err.strerror})"
     if len(data) > VERDICT_BYTES:
         return f"larger than {VERDICT_BYTES // 1024} KB"
     try:
@@ -244,10 +240,10 @@ def _verdict_row(student_dir: Path, exercise, limits: Limits, workdir: Path, log
                         else "your function ended the checker's process: look for a call that "
                              "exits or kills the process"}
     if isinstance(verdict, str):
-        return {**row, "status": "crashed", "problem": f"the verdict file was not the checker's "
-                f"verdict ({verdict}): something in your code wrote over it",
-                "hint": "your code must not write files: return the result, as the exercise "
-                        "asks"}
+        return {**row, "status": "crashed", "problem": "what came back was not the checker's "
+                f"verdict ({verdict}): something in your code wrote where the checker writes it",
+                "hint": "your code must not write to files or pipes: return the result, as the "
+                        "exercise asks"}
     status = "fast" if verdict["fast"] else "passed" if verdict["passed"] else "not yet"
     return {**row, "result": "pass" if verdict["passed"] else "fail", "status": status,
             "problem": verdict["problem"], "hint": verdict["hint"], "error": verdict["error"],

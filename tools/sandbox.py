@@ -10,7 +10,8 @@ malice. Each checker runs
 - with a file system of only what it needs, read-only: the system's folders, Python's, the
   course's without its solutions and its .git, the one student's folder (so no other student's,
   no grader's file); writable only a private /tmp (its TMPDIR), /dev/shm and scratch folder,
-  memory of a bounded size, and the folder its verdict comes back in;
+  memory of a bounded size (its verdict comes back through a pipe: no folder of this machine's
+  disk is writable to it);
 - with an environment of only the course's settings and where the tools are (no grader's secret);
 - as the first process of a PID namespace of its own, so that when it ends, or is killed at a
   limit, the kernel ends every process it started, one that left its process group included.
@@ -46,9 +47,6 @@ SCRATCH_BYTES = 256 << 20
 
 SHM_BYTES = 64 << 20
 """The size of a checker's own /dev/shm, memory as /tmp is."""
-
-VERDICT = "verdict"
-"""The one folder of a checker's scratch folder that is this machine's disk: its verdict's."""
 
 COURSE = ("cuda_src", "helpers", "notebooks", "tools")
 """What a checker reads of the course. The rest of the checkout is not in its sandbox: its .git
@@ -119,8 +117,8 @@ def warning() -> str | None:
 def command(argv: list[str], student: Path, scratch: Path) -> tuple[list[str], dict]:
     """``(command, environment)`` that run ``argv`` (a checker on ``student``'s folder) contained
     as well as this machine allows; ``scratch``, an empty folder, is all it may write (under
-    bubblewrap, only its folder ``VERDICT`` on this machine's disk)."""
-    (scratch / VERDICT).mkdir()
+    bubblewrap, as memory: nothing of this machine's disk). The file descriptors the caller
+    passes on (``pass_fds``) stay open in it: a checker's verdict comes back through one."""
     found = kind()
     if found == "bwrap":
         env = environment(scratch, "/tmp")
@@ -146,7 +144,7 @@ def environment(scratch: Path, tmp: str) -> dict:
 def _bwrap(student: Path, scratch: Path, env: dict) -> list[str]:
     """bwrap's arguments, up to the command: a file system of only what a checker needs, read-only
     (the system's folders, Python's, the course's without its solutions, ``student``), a private
-    /tmp and /dev/shm, ``scratch`` a private folder but for its VERDICT, no namespace shared, and
+    /tmp and /dev/shm, ``scratch`` a private folder, no namespace shared, and
     no variable but ``env``. bwrap mounts in order, the last on top: what hides comes after what
     it hides in."""
     args = ["bwrap", "--dev", "/dev", "--size", str(SHM_BYTES), "--tmpfs", "/dev/shm",
@@ -161,7 +159,6 @@ def _bwrap(student: Path, scratch: Path, env: dict) -> list[str]:
     args += [x for d in SOLUTIONS if (ROOT / d).is_dir() for x in ("--tmpfs", str(ROOT / d))]
     args += ["--ro-bind", str(student), str(student),
              "--perms", "0700", "--size", str(SCRATCH_BYTES), "--tmpfs", str(scratch),
-             "--bind", str(scratch / VERDICT), str(scratch / VERDICT),
              "--dir", env["HOME"], *_prebuilt(scratch / "cache")]
     args += ["--clearenv", *[x for item in env.items() for x in ("--setenv", *item)]]
     return args + [*NAMESPACES, "--chdir", str(ROOT), "--"]

@@ -283,17 +283,17 @@ SPLIT_SUM = solution("split_sum.py")
                                      '{"passed": "yes", "fast": 1, "problem": 0, "hint": "", '
                                      '"error": "", "slow": ""}'])
 def test_a_verdict_of_another_shape_is_that_students_crash(tmp_path, monkeypatch, written):
-    """A checker's process holds the student's code, which could write the verdict file itself
-    (round AV of the red-team audit, AVB-16; the Python screen and the .cu refusals now keep a
+    """A checker's process holds the student's code, which could write to the verdict's pipe
+    itself (round AV of the red-team audit, AVB-16; the Python screen and the .cu refusals now keep a
     student's code from it, so the checker's process is stood in for here): the students before
     and after are graded, and that one's row says so; a verdict is read only as a dict of the
     checker's fields and types."""
     grade = _grade_module()
     command = grade.sandbox.command
 
-    def writing(argv, student, scratch):   # argv: python grade.py --one student name result seed
+    def writing(argv, student, scratch):   # argv: python grade.py --one student name fd seed
         if student.name == "m_garbage":
-            argv = [sys.executable, "-c", f"open({argv[5]!r}, 'w').write({written!r})"]
+            argv = [sys.executable, "-c", f"import os; os.fdopen({argv[5]}, 'w').write({written!r})"]
         return command(argv, student, scratch)
 
     monkeypatch.setattr(grade.sandbox, "command", writing)
@@ -310,22 +310,14 @@ def test_a_verdict_of_another_shape_is_that_students_crash(tmp_path, monkeypatch
     assert (tmp_path / "grades.feedback" / "m_garbage.md").is_file()
 
 
-def test_the_verdict_file_is_read_only_as_the_checkers_dict(tmp_path):
+def test_what_comes_back_is_read_only_as_the_checkers_dict():
     grade = _grade_module()
-    path = tmp_path / "verdict.json"
     right = {"passed": True, "fast": False, "problem": "p", "hint": "", "error": "", "slow": ""}
-    path.write_text(json.dumps(right))
-    assert grade.read_verdict(path) == right
-    path.write_text(json.dumps(dict(right, problem="x" * grade.VERDICT_BYTES)))
-    assert "larger than" in grade.read_verdict(path)
-    path.unlink()
-    assert grade.read_verdict(path) is None
-    (tmp_path / "elsewhere.json").write_text(json.dumps(right))
-    path.symlink_to(tmp_path / "elsewhere.json")
-    assert "link" in grade.read_verdict(path)
-    path.unlink()
-    os.mkfifo(path)   # no writer: an open that waits for one would hang the grader
-    assert "not a plain file" in grade.read_verdict(path)
+    assert grade.read_verdict(json.dumps(right).encode()) == right
+    assert grade.read_verdict(b"") is None
+    big = json.dumps(dict(right, problem="x" * grade.VERDICT_BYTES)).encode()
+    assert "larger than" in grade.read_verdict(big)
+    assert "of another shape" in grade.read_verdict(b'{"passed": true}')
 
 
 def test_one_row_that_fails_the_grader_is_that_rows_crash(monkeypatch, tmp_path, capsys):

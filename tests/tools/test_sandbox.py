@@ -9,6 +9,7 @@ tree killed, the memory of every process counted."""
 import csv
 import json
 import os
+import select
 import shutil
 import socket
 import subprocess
@@ -330,8 +331,8 @@ def connect():
 def write(path):
     with open(path, "w") as f:
         f.write("escaped")
-late = (f"import time; time.sleep(2); open({args['late']!r}, 'w').write('outlived')")
-subprocess.Popen([sys.executable, "-c", late], start_new_session=True,
+late = f"import os, time; time.sleep(2); os.write({args['late']}, b'outlived')"
+subprocess.Popen([sys.executable, "-c", late], start_new_session=True, pass_fds=(args["late"],),
                  stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 print(json.dumps({"connect": attempt(connect),
                   "outside": attempt(lambda: write(args["outside"])),
@@ -350,16 +351,18 @@ def test_a_checkers_code_reaches_no_port_writes_nowhere_else_and_leaves_no_proce
     with socket.socket() as listener:
         listener.bind(("127.0.0.1", 0))
         listener.listen()
+        late, late_fd = os.pipe()      # the late process holds its end while it lives
         args = {"port": listener.getsockname()[1], "outside": str(tmp_path / "escaped.txt"),
-                "own": str(student / "escaped.txt"),
-                "late": str(scratch / sandbox.VERDICT / "late.txt")}
+                "own": str(student / "escaped.txt"), "late": late_fd}
         command, env = sandbox.command([sys.executable, "-c", HOSTILE, json.dumps(args)],
                                        student, scratch)
         done = subprocess.run(command, env=env, cwd=ROOT, capture_output=True, text=True,
-                              timeout=120)
+                              pass_fds=(late_fd,), timeout=120)
+        os.close(late_fd)
     assert done.returncode == 0, done.stderr
     seen = json.loads(done.stdout)   # a write outside may land in its private /tmp, not ours
     assert seen["connect"] != "done" and seen["own"] != "done", seen
-    time.sleep(4)
     assert not (tmp_path / "escaped.txt").exists() and not (student / "escaped.txt").exists()
-    assert not (scratch / sandbox.VERDICT / "late.txt").exists(), "a process outlived the checker"
+    assert select.select([late], [], [], 10)[0], "a process outlived the checker"
+    assert os.read(late, 100) == b"", "a process outlived the checker"
+    os.close(late)
