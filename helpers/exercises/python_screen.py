@@ -4,8 +4,9 @@ checker, which runs it in its own process.
 
 An allow-list: imports only of the modules the exercises need (``IMPORTS``), and of
 ``helpers.backend`` and ``helpers.ch11.multigpu`` only the names they hand the learner; only the
-builtins a function that computes needs (``BUILTINS``); no name or attribute that starts with an
-underscore (a lone ``_`` is fine); no attribute that walks frames or code (``gi_frame``,
+builtins a function that computes needs (``BUILTINS``), and ``from __future__`` imports; no
+attribute that starts with an underscore, and no name either but the code's own (a ``_share`` it
+binds, a lone ``_``); no attribute that walks frames or code (``gi_frame``,
 ``f_back``, ``tb_frame``, ``co_code``, ...) or reads or writes files (``np.save``, ``tofile``);
 a module reached only as ``module.attr``, never handed on as a value, and a module inside an
 allowed one (``np.ctypeslib``) refused unless allowed itself (``np.random``, ``np.linalg``);
@@ -15,6 +16,7 @@ the first thing refused, as a (problem, hint) naming it and its line, or None.
 
 from __future__ import annotations
 
+import __future__
 import ast
 import builtins
 import importlib
@@ -68,7 +70,8 @@ def refusal(code) -> tuple | None:
     heads = {id(n.value): n.attr for n in nodes if isinstance(n, ast.Attribute)}
     called = {id(n.func) for n in nodes if isinstance(n, ast.Call)}
     for node in nodes:
-        found = (_import_refused(node) or _underscore(node) or _builtin(node, bound, called)
+        found = (_import_refused(node) or _underscore(node, bound)
+                 or _builtin(node, bound, called)
                  or _attribute(node) or _module_use(node, modules, heads) or _format(node))
         if found:
             return f"{code.at(node)} {found[0]}", found[1]
@@ -124,6 +127,9 @@ def _import_refused(node) -> tuple | None:
         wrong = next((a.name for a in node.names if a.name not in IMPORTS), None)
     elif isinstance(node, ast.ImportFrom):
         module = "." * node.level + (node.module or "")
+        if module == "__future__" and all(
+                a.name in __future__.all_feature_names for a in node.names):
+            return None                  # how Python reads the code, nothing it reaches
         wrong = next((f"{module}.{a.name}" if module in IMPORTS else module for a in node.names
                       if not _from_allowed(module, a.name)), None)
     else:
@@ -141,12 +147,18 @@ def _from_allowed(module: str, name: str) -> bool:
     return not isinstance(found, types.ModuleType) or f"{module}.{name}" in MODULES
 
 
-def _underscore(node) -> tuple | None:
+def _underscore(node, bound: set) -> tuple | None:
+    """A name that starts with an underscore, but for a variable, argument or function the code
+    binds itself (not ``__``: Python's own): an attribute, or a name read that is not its own,
+    would reach into another's insides."""
     name = (node.id if isinstance(node, ast.Name) else node.attr if isinstance(
         node, ast.Attribute) else node.arg if isinstance(node, ast.arg) else node.name if (
         isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))) else
         node.asname or node.name if isinstance(node, ast.alias) else None)
     if not name or name == "_" or not any(part.startswith("_") for part in name.split(".")):
+        return None
+    if name in bound and not name.startswith("__") and not isinstance(
+            node, (ast.Attribute, ast.alias)):
         return None
     return (f"names {name}: a name that starts with an underscore reaches into Python's or the "
             f"checker's insides, {NO_USE}", "name your own variables without a leading "

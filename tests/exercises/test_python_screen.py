@@ -37,6 +37,13 @@ ESCAPES = {
     "file_written": (HEAD + "    np.save('/tmp/verdict', x)\n", "line 2 of your cell calls .save"),
     "course_module": ("from helpers.exercises import split_sum\n",
                       "line 1 of your cell imports helpers.exercises"),
+    "an_underscore_name_not_its_own": (HEAD + "    return _checker_state\n",
+                                       "line 2 of your cell names _checker_state"),
+    "an_underscore_attribute_of_its_own": (HEAD + "    _x = x\n    return _x._data\n",
+                                           "line 3 of your cell names _data"),
+    "a_private_import": ("from numpy import _private as _p\n", "line 1 of your cell names _p"),
+    "a_future_that_is_not": ("from __future__ import braces\n",
+                             "line 1 of your cell imports __future__"),
 }
 
 
@@ -62,6 +69,11 @@ ALLOWED = {
     "a_throwaway_name": HEAD + "    for _ in x:\n        pass\n",
     "a_plain_format": HEAD + "    return float('{:.3f} {}'.format(1.0, 2).split()[0])\n",
     "a_builtin_shadowed": "def my_split_sum(x, contexts, open):\n    return open(x)\n",
+    # blind audit AW: right code refused (a future import; a throw-away name of the code's own)
+    "a_future_import": "from __future__ import annotations\n" + HEAD + "    return 0.0\n",
+    "its_own_underscore_names": HEAD + "    _total = [_share * 2 for _share in sums]\n"
+                                "    def _helper(_v):\n        return _v\n"
+                                "    return _helper(_total)\n",
 }
 
 
@@ -82,7 +94,7 @@ def test_the_stubs_and_the_solutions_pass(path):
     ROOT / "helpers" / "exercises" / "solutions").glob("[a-z]*.py")))
 def test_the_notebooks_reference_functions_pass(path):
     source = (ROOT / "helpers" / "exercises" / "solutions" / path).read_text()
-    assert refusal(code_in(source[source.index("\ndef "):], path)) is None
+    assert refusal(code_in(source, path)) is None
 
 
 def test_of_sys_only_getsizeof_is_read():
