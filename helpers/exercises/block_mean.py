@@ -126,6 +126,8 @@ def planted_bugs(kernels) -> Verdict | None:
         if _reads_y(err):
             return not_yet(f"the kernel reads y before writing it (y[i] += ... adds to whatever y "
                            f"held), found by the init check: {text}", Y_HINT)
+        if steps := tree.last_warp_out_of_step(err):
+            return not_yet(*steps)
         if state == "other" and (tile := _tile_by_index(kernels.simulated, err)):
             return not_yet(*tile)
         if state == "other" and (big := models.sum_past_tile(kernels.simulated, err, bug.n)):

@@ -2,8 +2,9 @@
 for (s = ...; s > 0; s /= 2) { if (t < s) tile[t] += tile[t + s]; __syncthreads(); }, which
 leaves the block's sum in tile[0] and partial sums in the tile below the first s. Two ways a
 speed-up by a tree goes wrong: y[i] taken from tile[t] after the tree had overwritten it
-(``y_from_the_reduced_tile``), and a tree that starts at count / 2, not BLOCK / 2, which drops the
-last element at every odd length (``tree_from_count_half``)."""
+(``y_from_the_reduced_tile``), a tree that starts at count / 2, not BLOCK / 2, which drops the
+last element at every odd length (``tree_from_count_half``), and a tree whose last steps one warp
+runs in shared memory with no barrier, as if its lanes were in step (``last_warp_out_of_step``)."""
 
 from __future__ import annotations
 
@@ -81,3 +82,27 @@ def tree_from_count_half(got, want, x, n):
            "tree from count / 2 is right only where count is a power of 2 (the full blocks)",
            "start the tree at BLOCK / 2, a power of 2: for (int s = BLOCK / 2; s > 0; s /= 2); "
            "the tile past count holds 0.0f (tile[t] = i < n ? x[i] : 0.0f), which adds nothing")
+
+
+def last_warp_out_of_step(err):
+    """(what happened, hint) where the race check (``err``) found a race on the tile between two
+    lanes of one warp, and every hazard of the launch lies within a warp (``within_warps``; the
+    planted bug 2's thread 0 reads the other warps' elements too): the tree's last steps run by
+    one warp in shared memory with no barrier between them. None otherwise."""
+    if getattr(err, "kind", None) != "race" or err.space != "shared" or not err.within_warps \
+            or err.first.block != err.second.block \
+            or err.first.thread[0] // 32 != err.second.thread[0] // 32:
+        return None
+    store, load = sorted((err.first, err.second), key=lambda a: not a.writes)
+    return (f"a data race on {err.array}[{err.element}] (shared memory) between two lanes of one "
+            f"warp: {store.who} writes it at {store.line}, and {load.who} reads it at "
+            f"{load.line}, with no barrier between them (every hazard the race check found lies "
+            "within a warp): the tree's last steps, which one warp runs alone, add in shared "
+            "memory \"warp-synchronously\", relying on the lanes of a warp running in lockstep, "
+            "and they are not kept in step (not since Volta): a lane reads a partial sum before "
+            "the lane that adds into it has, or after",
+            "finish the last steps with shuffles, in registers, as notebook 07's reduction does: "
+            "in the first warp, float v = tile[t] + tile[t + 32]; then for (int offset = 16; "
+            "offset > 0; offset /= 2) v += __shfl_down_sync(0xffffffff, v, offset); and lane 0 "
+            "holds the block's sum (or run the tree's loop, with its __syncthreads(), down to s = "
+            "1)")

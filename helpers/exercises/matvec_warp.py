@@ -17,10 +17,11 @@ guarded. Rows of y never written are read as the stores that left them out
 that steps by 1 instead of 32; or as the sum itself (``models``): A read down its columns, x[lane]
 for x[c], every lane starting at column 0, warp_sum starting at offset 32 (twice the sum), and its
 shuffles up, or from one lane, instead of down. A launch that never ends even on a row of no
-columns is named as warp_sum's loop. The last two cases run on the simulator, race-checked and
+columns is named as warp_sum's loop. The last three cases run on the simulator, race-checked and
 traced: every lane storing y[row] (only lane 0 holds the sum) is a race there, whatever order the
-lanes ran in; on the last, of 42 columns, a float4 loaded from a row's start is a misaligned
-address. A trace of A 8 x 40 shows lanes reading past their row. A speed rule can read OBSERVED's
+lanes ran in; on one of 42 columns, a float4 loaded from a row's start is a misaligned address;
+on the last, of 20 columns, lanes with no column that return before warp_sum's full-mask
+shuffles. A trace of A 8 x 40 shows lanes reading past their row. A speed rule can read OBSERVED's
 trace (A's sectors per request): lanes that each read a stretch of their own pass.
 """
 
@@ -47,7 +48,10 @@ SHAPES, OBSERVED = [(101, 1000, 4), (37, 77, 8), (300, 33, 2), (23, 1100, 4)], (
 UNALIGNED = (6, 42, 2, "observe")
 """A launch on the simulator whose rows start 8 bytes past a multiple of 16 (42 columns, no multiple
 of 4): its bounds check stops a float4 loaded from a row's start, which a GPU refuses."""
-CASES = [*SHAPES, OBSERVED, UNALIGNED]
+NARROW = (5, 20, 2, "observe")
+"""A launch on the simulator of rows narrower than a warp (20 columns): lanes 20 to 31 have no
+column to add, yet every lane must reach warp_sum's shuffles, whose mask names all 32."""
+CASES = [*SHAPES, OBSERVED, UNALIGNED, NARROW]
 
 
 def _draw(rng):
@@ -104,8 +108,10 @@ def _rows_past_read_a(failure, rows, cols):
 def _split_warps(failure, rows, cols):
     """Lanes 0 to k - 1 of each warp of the block waiting in a warp function, no thread at a
     barrier: k the rows left in the block, from blockIdx.x * blockDim.y or blockIdx.x * blockDim.x
-    on (the others had returned at if (row >= rows), so the row is threadIdx.x's), k = cols % 32
-    (the lanes with one more column called warp_sum once more: it is inside the column loop),
+    on (the others had returned at if (row >= rows), so the row is threadIdx.x's), k = cols < 32
+    (NARROW's: the lanes with no column left before warp_sum; warp_sum in the column loop fails
+    first on OBSERVED's 200 columns), k = cols % 32 (the lanes with one more column called
+    warp_sum once more: it is inside the column loop),
     k = 1 (warp_sum inside if (lane == 0)), or k = 16 (a shuffle inside an if (lane < offset))."""
     err, warps = failure.error, int(np.prod(failure.block or (0,))) // 32
     waiting = getattr(err, "waiting", None) or ()
@@ -118,6 +124,14 @@ def _split_warps(failure, rows, cols):
                "at if (row >= rows): the row came from threadIdx.x, so lane and row are swapped: "
                "lane = threadIdx.x (the place in the warp), row = blockIdx.x * blockDim.y + "
                "threadIdx.y (the warp's place)")
+    elif k == cols < 32:
+        yield (f"lanes {cols} to 31 of each warp, which have no column of a row of cols = {cols}, "
+               "never called warp_sum: they left before it (if (lane >= cols) return;, or "
+               f"warp_sum inside an if (lane < cols)), and only lanes 0 to {k - 1} called its "
+               "shuffles, whose mask 0xffffffff names all 32 lanes",
+               "no return before warp_sum, and no if on the lane around it: a lane with no "
+               "column makes no turn of the column loop and brings v = 0; every lane calls v = "
+               "warp_sum(v), then if (lane == 0) y[row] = v")
     elif k == cols % 32:
         yield (f"lanes 0 to {k - 1}, which have one column more than the others (cols = {cols}), "
                "called warp_sum once more: it is inside the loop over the columns, where each "
@@ -277,7 +291,7 @@ def _from_the_block_s_thread(a, x, got, warps):
 def _observed(kernels, case):
     """``microscope.observed_launch``'s mistakes, OBSERVED's launch kept under the key the
     detectors that launch it again read (``observe`` keeps one launch a key)."""
-    key = "observed" if case == OBSERVED else "rows not 16-byte aligned"
+    key = {OBSERVED: "observed", UNALIGNED: "rows not 16-byte aligned"}.get(case, "narrow rows")
     return observed_mistakes(observe(kernels, _launch(case), key=key), _refine)
 
 

@@ -13,8 +13,8 @@ from helpers.exercises.microscope import kernel_words, source_line
 
 def _ifs(kernels, keep):
     """[(line, the condition's words)] of each if of the kernel's body (its simulated twin's
-    source) that ``keep(the condition's top-level words, the words after it up to the ;)``
-    accepts; [] where there is none or no text to read."""
+    source) that ``keep(the condition's top-level words, what the if runs: the words after it up
+    to the ;, or inside its braces)`` accepts; [] where there is none or no text to read."""
     from helpers.sim.compile.kernel_text import Unreadable, closing
 
     if (text := kernel_words(kernels)) is None:
@@ -28,7 +28,10 @@ def _ifs(kernels, keep):
             for word in cond:
                 depth += (word == "(") - (word == ")")
                 top += [word] if depth == 0 else []
-            if keep(top, words[shut + 1:words.index(";", shut)]):
+            braced = words[shut + 1] == "{"
+            then = (words[shut + 2:closing(tokens, shut + 1)] if braced
+                    else words[shut + 1:words.index(";", shut)])
+            if keep(top, then):
                 found.append((source_line(source, tokens[k].start), cond))
     except (Unreadable, ValueError, IndexError):
         return []
@@ -39,9 +42,10 @@ def or_store_guards(kernels, array: str) -> list:
     """(line, the condition's text) for each if in the kernel's body whose condition joins
     inside tests (< or <=) with || at its top level, and whose body stores into ``array``;
     [] where there is none or no text to read."""
-    return [(line, " ".join(cond).replace(" . ", ".")) for line, cond in _ifs(
-        kernels, lambda top, then: "||" in top and "&&" not in top and not {">", ">="} & set(top)
-        and array in then and "return" not in then)]
+    found = _ifs(kernels, lambda top, then: "||" in top and "&&" not in top and not {">", ">="} &
+                 set(top) and array in then and "return" not in then)
+    return [(line, " ".join(cond).replace(" . ", ".").replace("( ", "(").replace(" )", ")"))
+            for line, cond in found]
 
 
 def store_guard_with_or(past, grid, words, kernels):

@@ -3,6 +3,7 @@ solution with each planted bug put back (BUG, WITH_BUGS), the right kernels writ
 (RIGHT), and those with the planted bugs fixed but wrong in another way (WRONG; SIMULATOR_ONLY,
 those whose verdict holds on the simulator alone)."""
 
+from block_mean_tree_variants import TREE, TREE_WRONG
 from kernel_sources import solution
 
 from helpers.backend import BACKEND
@@ -31,14 +32,7 @@ ATOMIC_MEAN = (BUG[1][0] + BUG[2][0] + "\n    if (t == 0) {\n" + BUG[3][0] + "  
 # Right, but not the solution's way: each must pass
 RIGHT = {
     "the_mean_added_atomically": [ATOMIC_MEAN],
-    "a_tree_in_shared_memory": [(
-        "    if (t == 0) {\n        float sum = 0.0f;               // FIX 3: the sum starts at 0, "
-        "not at whatever means held\n        for (int k = 0; k < count; k++)\n"
-        "            sum += tile[k];             // FIX 3\n"
-        "        means[blockIdx.x] = sum / count;    // FIX 3\n    }\n",
-        "    for (int s = BLOCK / 2; s > 0; s /= 2) {\n        if (t < s)\n"
-        "            tile[t] += tile[t + s];\n        __syncthreads();\n    }\n"
-        "    if (t == 0)\n        means[blockIdx.x] = tile[0] / count;\n")],
+    "a_tree_in_shared_memory": [TREE],
     # the load guarded with no else (the sum stops at count), or 0.0f stored past n (the sum
     # runs over the whole tile): either half of the blind audit AF mistake alone is right
     "load_guarded_sum_to_count": [(BUG[1][0], "    if (i < n)\n        tile[t] = x[i];\n")],
@@ -378,20 +372,7 @@ WRONG = {
                                     "nothing in tile", "shared memory is not zeroed",
                                     "Hint: add up only the block's elements, for (int k = 0; k "
                                     "< count; k++)", "tile[t] = i < n ? x[i] : 0.0f"]),
-    # blind audit AO (was 'y is wrong: y[0] = -7.33..., NumPy's is 0.199... Hint: y[i] = x[i] -
-    # means[blockIdx.x], after a barrier ...'): a tree for the sum, then y[i] from tile[t]
-    "tree_then_y_from_the_tile": ([*RIGHT["a_tree_in_shared_memory"], (
-        "    if (t == 0)\n        means[blockIdx.x] = tile[0] / count;\n    __syncthreads();\n",
-        "    float mean = tile[0] / count;\n    if (t == 0)\n        means[blockIdx.x] = mean;\n"),
-        ("y[i] = x[i] - means[blockIdx.x];", "y[i] = tile[t] - mean;")],
-        ["y[0] = -7.3", "y[i] = tile[t] - mean read the tile after the tree", "partial sums",
-         "threads 128 to 255", "Hint: take y's element from x, not from the tile: y[i] = x[i] - "]),
-    # blind audit AO (was 'means[3] = -0.167..., but the mean of that block is -0.299... Hint:
-    # add up tile[0] to tile[count - 1] ...'): the tree started at count / 2, not BLOCK / 2
-    "tree_from_count_half": ([*RIGHT["a_tree_in_shared_memory"], ("s = BLOCK / 2", "s = count / 2")],
-                             ["means[3] = ", "the tree started at s = count / 2 = 116",
-                              "232 -> 116 -> 58 -> 29 -> 14", "tile[28]", "Hint: start the tree "
-                              "at BLOCK / 2", "for (int s = BLOCK / 2; s > 0; s /= 2)"]),
+    **TREE_WRONG,
 }
 # The simulator only: on a GPU these write past an array, or read what no thread stored
 SIMULATOR_ONLY = {"mean_at_the_block_s_first_element": "means[256] written past its 4 elements: "

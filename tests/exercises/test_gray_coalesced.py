@@ -74,6 +74,11 @@ WRONG = {
                                      "the + 0.5f is outside the cast: return (unsigned char)(0.299f "
                                      "* r + 0.587f * g + 0.114f * b) + 0.5f; truncates the sum",
                                      "Hint: move the + 0.5f inside the cast's parentheses"]),
+    # blind audit AW (was 'FAST: every pixel's grey value is NumPy's ...', the one-above values
+    # within the GPU's tolerance): + 0.5f and then a conversion that rounds too, __float2uint_rn
+    "rounded_twice": ([("(unsigned char)(0.299f", "(unsigned char)__float2uint_rn(0.299f")],
+                      ["grey values were rounded up, not to the nearest (", "pixels one above",
+                       "where the weighted sum's fraction is below .5", "Hint: round once:"]),
     # blind audit TOA-gray_coalesced-1 (was '... which loaded rgb[2], rgb[1] and rgb[0] ...
     # Hint: keep the stub's last two lines ...'): bt601_gray as the plain average of the bytes
     # blind audit TPA-gray_coalesced-1: a bracket slip, green read as rgb[3 * i] + 1 (was '310 of

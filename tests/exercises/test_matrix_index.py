@@ -98,6 +98,15 @@ WRONG = {
                             "the store's condition if (row < rows || col < cols) at line ",
                             "lets a thread store where only one of the two is inside the matrix",
                             "Hint: store only where both are inside: if (row < rows && col < cols)"),
+    # blind audit AW (was 'the guard stops only the threads outside in both col and row (&&) ...
+    # Hint: a thread outside in either must return (||)', of a guard the kernel has not): the
+    # same || in the positive form, over a braced body whose first statement is not the store
+    "store_guard_with_or_braced": ([(GUARD, "    if ((row <= rows - 1) || (col <= cols - 1)) {\n"),
+                                    ("    out[i] = a[i] * col_scale[col] + row_offset[row];\n",
+                                     "    out[i] = a[i] * col_scale[col] + row_offset[row];\n    }\n")],
+                                   "the store's condition if ((row <= rows - 1) || (col <= cols - "
+                                   "1)) at line ", "lets a thread store where only one of the two",
+                                   "Hint: store only where both are inside: if (row < rows && col < cols)"),
     "stores_into_the_next": ([("    out[i] =", "    out[i + 1] =")],
                              "the store's index is one too far, the guard is right"),
     "guard_on_flat_index": ([(GUARD, ""), ("    out[i] =", "    if (i >= rows * cols) return;\n    out[i] =")],

@@ -300,6 +300,12 @@ WRONG = {
                                {"problem": "a float4 must start at a multiple of 16 bytes, and row 1 starts at A + row * cols = A + 42, "
                                            "byte 168, 8 past one: a row starts at a multiple of 16 bytes only where cols is a multiple of 4",
                                 "hint": "load 4 floats at a time only where cols % 4 == 0"}),
+    # blind audit AW (was 'PASS: y = A x matches NumPy ...', no case had cols < 32): the lanes
+    # with no column return before warp_sum, whose shuffles' mask names all 32 lanes
+    "lanes_past_cols_return": ([("    float v = 0.0f;", "    if (lane >= cols)\n        return;\n    float v = 0.0f;")],
+                               {"problem": "lanes 20 to 31 of each warp, which have no column of a "
+                                           "row of cols = 20, never called warp_sum",
+                                "hint": "no return before warp_sum"}),
     # declared without a start value, float v;
     "v_never_set_to_0": ([("float v = 0.0f;", "float v;")],
                          {"problem": "is read before anything is stored in it: each lane's sum "
@@ -309,7 +315,8 @@ WRONG = {
 # The simulator only: on a GPU a warp function with lanes missing is undefined behaviour.
 SIMULATOR_ONLY = {name: "a warp function called with lanes missing is undefined on a GPU"
                   for name in ("lane_and_row_swapped", "shuffle_inside_an_if",
-                               "warp_sum_in_the_column_loop", "warp_sum_inside_the_if")}
+                               "warp_sum_in_the_column_loop", "warp_sum_inside_the_if",
+                               "lanes_past_cols_return")}
 SIMULATOR_ONLY["v_never_set_to_0"] = "on a GPU v starts from whatever its register held: y right or wrong by luck"
 SIMULATOR_ONLY["float4_rows_misaligned"] = "a misaligned address on a GPU (cols = 77) breaks the context for the tests after it"
 ENDLESS = {"shuffles_while_offset_at_least_0"}
