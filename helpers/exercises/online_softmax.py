@@ -347,9 +347,15 @@ _MODELS = (
 
 LOOP_E, MERGE_E = ("l = l * __expf(m - m_new) + __expf(v - m_new) in the loop",
                    "l = l * __expf(m - m_new) + l2 * __expf(m2 - m_new) in the merge")
-BASE2 = {"loop": ("the loop's", LOOP_E), "merge": ("the merge's", MERGE_E),
-         "both": ("the loop's and the merge's", f"{LOOP_E}, {MERGE_E}")}
-"""Where a kernel's exps may be base 2 (exp2f): those exps in words, and their right form."""
+BOTH_E = f"{LOOP_E}, {MERGE_E}"
+BASE2 = ((("term", "scale"), "the loop's", LOOP_E), (("merge",), "the merge's", MERGE_E),
+         (("term", "scale", "merge"), "the loop's and the merge's", BOTH_E))
+"""Where a kernel's exps may be base 2 (exp2f): the places (``pairs``' base2), those exps in
+words, and their right form."""
+RESCALES2 = ((("scale",), "the loop's", LOOP_E), (("scale", "merge"), "the loop's and the merge's",
+                                                  BOTH_E))
+"""Where a kernel's rescales alone may be base 2, its new terms e to the power (exp2f(t * log2(e))
+for one, exp2f(m - m_new) for the other): as BASE2."""
 
 
 def _models(case, x, sums):
@@ -358,11 +364,20 @@ def _models(case, x, sums):
     for fits, model, problem, hint in _MODELS:
         if (fits is None or fits(case[1])) and np.allclose(sums, pairs(x, **model)[1], rtol=1e-3):
             yield problem, hint
-    for where, (words, right) in BASE2.items():
-        if np.allclose(sums, pairs(x, base2=where)[1], rtol=1e-3):
+    for places, words, right in BASE2:
+        if np.allclose(sums, pairs(x, base2=places)[1], rtol=1e-3):
             yield (f"row_sum is wrong: {words} exps were of base 2, 2 to the power (exp2f), "
                    "where the softmax's sum is of e to the power, exp(x - m)",
                    f"take the exps with __expf (or expf), e to the power: {right}")
+    for places, words, right in RESCALES2:
+        if np.allclose(sums, pairs(x, base2=places)[1], rtol=1e-3):
+            yield (f"row_sum is too large: {words} rescales were of base 2, 2^(m - m_new) "
+                   "(exp2f(m - m_new)), where a sum of exp(x - m) is brought to a new max by "
+                   "e^(m - m_new), as its new terms are e to the power: exp2f(t) is 2^t, and "
+                   "e^t only as exp2f(t * log2(e))", "write e^t as exp2f(t * log2(e)) in the "
+                   f"rescales too, exp2f((m - m_new) * 1.4426950408889634f), or take every exp "
+                   f"with __expf: {right}")
+
 
 EXERCISE = KernelExercise(
     stub="exercises/online_softmax.cu", kernel="online_softmax",

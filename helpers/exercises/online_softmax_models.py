@@ -25,7 +25,7 @@ def _partner(offset, xor):
 
 
 def pairs(x, loop=True, merge=True, fresh=True, m2_from="m", offsets=(16, 8, 4, 2, 1), grown=True,
-          l2_from="l", base2=False, merged=np.maximum, xor=True, kept=None):
+          l2_from="l", base2=(), merged=np.maximum, xor=True, kept=None):
     """(m, l) of each row as the kernel computes them, in float64; ``loop`` and ``merge``: whether
     the running sum and the merged sums are rescaled to the new max (``loop="value"``: by
     exp(m - v), against the value; ``loop="ratio"``: by m / m_new, linearly; ``loop="term"``:
@@ -43,9 +43,9 @@ def pairs(x, loop=True, merge=True, fresh=True, m2_from="m", offsets=(16, 8, 4, 
     sum); ``l2_from``: what the partner's sum is shuffled from ("m": its max); ``offsets``: the butterfly's (a lane whose partner is past the warp gets its own
     value back); ``grown``: whether a value that raises the max adds its exp (1) too;
     ``merge="own only"``: the lane's own sum rescaled, the partner's added as it is; ``merge=
-    "no parentheses"``: m == -INF ? 0 : (l * e + m2 == -INF ? 0 : l2 * e2), C's parse; ``merge="late"``: l2 shuffled after the partner rescaled its sum to m_new, so rescaled twice; ``base2``: where the exps are 2 to the power ("loop", "merge" or "both"), as exp2f takes; ``merged``: the merge's max (np.minimum: fminf); ``kept="partner"``: m = m2 after each merge, l rescaled to the merged max; ``xor``: whether the partner is lane ^ offset (else lane offset itself, as __shfl_sync reads it)."""
+    "no parentheses"``: m == -INF ? 0 : (l * e + m2 == -INF ? 0 : l2 * e2), C's parse; ``merge="late"``: l2 shuffled after the partner rescaled its sum to m_new, so rescaled twice; ``base2``: where the exps are 2 to the power ("term": the loop's new term, "scale": its rescale, "merge"), as exp2f takes; ``merged``: the merge's max (np.minimum: fminf); ``kept="partner"``: m = m2 after each merge, l rescaled to the merged max; ``xor``: whether the partner is lane ^ offset (else lane offset itself, as __shfl_sync reads it)."""
     x = x.astype(np.float64)
-    loop_exp, merge_exp = (np.exp2 if base2 in (part, "both") else np.exp for part in ("loop", "merge"))
+    term_exp, scale_exp, merge_exp = (np.exp2 if part in base2 else np.exp for part in ("term", "scale", "merge"))
     ms, ls = np.full((x.shape[0], 32), -np.inf), np.zeros((x.shape[0], 32))
     for c in range(x.shape[1]):
         lane, v = c % 32, x[:, c]
@@ -54,12 +54,12 @@ def pairs(x, loop=True, merge=True, fresh=True, m2_from="m", offsets=(16, 8, 4, 
             term = (np.exp(v.astype(np.float32)) / np.exp(new.astype(np.float32)) if fresh == "apart"
                     else np.exp(v.astype(np.float32)) if fresh == "raw"
                     else np.exp(new - v) if fresh == "flipped"
-                    else loop_exp(v - (new if fresh else ms[:, lane])))
+                    else term_exp(v - (new if fresh else ms[:, lane])))
             term = term if grown else np.where(v > ms[:, lane], 0, term)
             term = np.ones_like(v) if fresh == "one" else term
             term = term * np.exp(ms[:, lane] - new) if loop == "term" else term
             scale = (ms[:, lane] / new if loop == "ratio"
-                     else loop_exp(ms[:, lane] - (v if loop == "value" else new))
+                     else scale_exp(ms[:, lane] - (v if loop == "value" else new))
                      if loop and loop != "term" else 1)
             ls[:, lane] = (ls[:, lane] + term) * scale if loop == "after" else ls[:, lane] * scale + term
         ms[:, lane] = new

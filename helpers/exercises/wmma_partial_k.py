@@ -28,8 +28,8 @@ from helpers.exercises import near, wmma_tile
 from helpers.exercises.common import Input, Output
 from helpers.exercises.kernel import KernelExercise, Launch
 from helpers.exercises.microscope import body_words, observe, observed_launch, observed_mistakes
-from helpers.exercises.wmma_partial_k_crashes import (rows_past_the_tile, tile_loaded_apart,
-                                                      warp_without_tile)
+from helpers.exercises.wmma_partial_k_crashes import (loaded_in_place, rows_past_the_tile,
+                                                      tile_loaded_apart, warp_without_tile)
 from helpers.exercises.wmma_partial_k_guards import a_guard_one_past, b_guard_one_past
 from helpers.exercises.wmma_partial_k_guards import staged_as as _staged_as
 from helpers.exercises.wmma_partial_k_models import (B_TRANSPOSED, STAGINGS, STORES,
@@ -81,6 +81,8 @@ def _refine(failure):
     indexed past the block's warps."""
     if (no_tile := warp_without_tile(failure)) is not None:
         yield no_tile
+    if (in_place := loaded_in_place(failure)) is not None:
+        yield in_place
     if failure.kind == "array bounds":
         yield from _tile_bounds(failure)
     if failure.between == "warps" and failure.error.space == "shared" and \

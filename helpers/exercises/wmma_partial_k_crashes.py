@@ -1,8 +1,9 @@
 """The readers of ``helpers.exercises.wmma_partial_k``'s failed launches (its ``_refine`` and the
 simulator's launch): a warp with no tile that went on staging and read past A
 (``warp_without_tile``), a staging loop that ran past the tile's 256 elements
-(``rows_past_the_tile``), and a staged tile loaded with a leading dimension other than its 16
-(``tile_loaded_apart``)."""
+(``rows_past_the_tile``), a staged tile loaded with a leading dimension other than its 16
+(``tile_loaded_apart``), and a tile loaded straight from A with A's K, not a multiple of 8 halves
+(``loaded_in_place``)."""
 
 from __future__ import annotations
 
@@ -72,3 +73,35 @@ def tile_loaded_apart(kernels, seen):
             f"{err.thread[0]} of block {err.block[0]} read past {tile}'s end); {said} is a row "
             "of the matrix in global memory, not of the staged tile",
             f"the staged tile's rows are 16 halves apart: load_matrix_sync({frag}, {pointer}, 16)")
+
+
+def loaded_in_place(failure):
+    """(problem, hint) of a wmma rule broken (the simulator's "warp matrix" error, with no rule of
+    its own) on a line of the learner's source (``error_line``) that loads a fragment with a
+    leading dimension M, K, N or a number that is not a multiple of 8 halves (16 bytes), from no
+    staged tile: a tile loaded straight from its matrix in global memory, whose rows of K halves
+    are not; None otherwise."""
+    import re
+
+    from helpers.exercises.matmul_wide_models import error_line
+
+    err, launch = failure.error, failure.launch
+    if failure.kind != "warp matrix" or getattr(err, "rule", None) or not launch or \
+            not failure.kernel:
+        return None
+    number, text = error_line(failure.kernel, err) or (None, "")
+    found = re.search(r"load_matrix_sync\s*\(\s*(\w+)\s*,\s*([^,]+),\s*(\w+)\s*\)", text)
+    sizes = dict(zip("MKN", (int(x) for x in launch.args[3:6])))
+    said = found.group(3) if found else ""
+    ld = sizes.get(said) or (int(said) if said.isdigit() else 0)
+    frag, pointer = (found.group(1), found.group(2).strip()) if found else ("", "")
+    if not ld or ld % 8 == 0 or re.search(r"\b(As|Bs)\b", pointer):   # not a staged tile's
+        return None
+    said = f"{said} = {ld}" if said in sizes else said
+    return (f"line {number} loads fragment {frag} straight from {pointer}, in global memory, with "
+            f"leading dimension {said}: load_matrix_sync takes a leading dimension only in "
+            f"multiples of 8 halves (16 bytes), which {said} is not, so the simulator stopped the "
+            "launch there (on a GPU such a load is undefined)",
+            "stage every tile in shared memory, the whole ones too, as the last one, and load "
+            "it from there, its rows 16 halves apart: load_matrix_sync(a, &As[w][0][0], 16), "
+            "load_matrix_sync(b, &Bs[w][0][0], 16)")

@@ -73,6 +73,21 @@ POINTS = {
                             "double z = depth[i] * depth_scale;")],
                           ["z is declared double", "differ from NumPy's float32 X and Y in the last bit",
                            "Hint: declare z a float"]),
+    # blind audit AW (was 'points exactly at z_max were dropped ...: a test z >= z_max drops the
+    # far end itself', the test being z > z_max): Z computed and compared in double, where depth
+    # 4000 mm, whose float Z is z_max, lies above z_max
+    "z_computed_in_double": ([("float z = depth[i] * depth_scale;",
+                               "double z = depth[i] * (double)depth_scale;")],
+                             ["Z was computed and compared with z_min and z_max in double",
+                              "depth 4000 mm gives 4.00000019 m in double, above z_max",
+                              "Hint: compute Z as a float, float z = depth[i] * depth_scale"]),
+    # the same with X and Y in double to the end, as the auditor wrote it
+    "z_and_offsets_in_double": ([("float z = depth[i] * depth_scale;",
+                                  "double z = (double)depth[i] * depth_scale;"),
+                                 ("(u - cx) * z / fx", "(float)((u - (double)cx) * z / fx)"),
+                                 ("(v - cy) * z / fy", "(float)((v - (double)cy) * z / fy)"),
+                                 ("xyz[2 * n + i] = z;", "xyz[2 * n + i] = (float)z;")],
+                                ["compared with z_min and z_max in double", "were dropped"]),
     # X divided by fx before the depth multiplies it: close to NumPy's, not NumPy's to the bit
     "x_divided_before_the_depth": ([("(u - cx) * z / fx", "(u - cx) / fx * z")],
                                    ["differ from NumPy's float32 X in the last bits",

@@ -1,6 +1,6 @@
 """The online_softmax variants for tests/exercises/test_online_softmax.py whose merge rescales
 each sum by the other's factor, leaves lane 0 its own max or its own pair, or whose column loop
-steps by less than the warp's 32 lanes (name, the solution with the mistake in it, the words that
+steps by less than the warp's 32 lanes, or whose rescales are of base 2 (name, the solution with the mistake in it, the words that
 the NOT YET line must contain), as its WRONG list holds."""
 
 from kernel_sources import solution, variant
@@ -8,6 +8,8 @@ from kernel_sources import solution, variant
 from helpers.backend import BACKEND
 
 KERNEL = solution("online_softmax.cu")
+LOOP = "        l = l * __expf(m - m_new) + __expf(v - m_new);\n"
+LOOP_2 = "        l = l * exp2f(m - m_new) + exp2f((v - m_new) * 1.4426950408889634f);\n"
 MERGE = ("        float m_new = fmaxf(m, m2);\n"
          "        l = (m == -INFINITY ? 0.0f : l * __expf(m - m_new))\n"
          "            + (m2 == -INFINITY ? 0.0f : l2 * __expf(m2 - m_new));\n")
@@ -45,4 +47,14 @@ MERGES_AND_STEPS = [
       "lane l + 16 starts at lane l's second column", "counted twice",
       "Hint: the warp's 32 lanes share the row, each every 32nd column: for (int c = lane; "
       "c < cols; c += 32)"]),
+    # blind audit AW (was 'row_sum[0] = 7.34538, expected 4.63908 ... Hint: l is the sum of
+    # exp(x - m) over the row', the base not named): exp2f's habit, the new term exp2f((v - m_new)
+    # * log2(e)), but the rescales exp2f(m - m_new), in the loop and the merge, without the log2(e)
+    ("rescales_of_base_2", variant(KERNEL, (LOOP, LOOP_2), ("__expf(m - m_new)", "exp2f(m - m_new)"),
+                                   ("__expf(m2 - m_new)", "exp2f(m2 - m_new)")),
+     ["row_sum is too large: the loop's and the merge's rescales were of base 2, 2^(m - m_new)",
+      "exp2f(t) is 2^t", "Hint: write e^t as exp2f(t * log2(e)) in the rescales too"]),
+    ("loop_rescale_of_base_2", variant(KERNEL, (LOOP, LOOP_2)),
+     ["row_sum is too large: the loop's rescales were of base 2, 2^(m - m_new)",
+      "l = l * __expf(m - m_new) + __expf(v - m_new) in the loop"]),
 ]

@@ -7,6 +7,7 @@ more on the simulator, whose race check the checker uses."""
 import pytest
 
 from kernel_sources import assert_mistake_named, compile_variant_pairs, solution, variant
+from wmma_partial_k_variants import ON_THE_SIMULATOR, UNSTAGED
 
 from helpers.backend import BACKEND
 from helpers.exercises import wmma_partial_k as checker
@@ -350,7 +351,7 @@ WRONG = [
      ["warp 2 (threads 64 to 95 of block 0) has no tile (tile_row = 1, M / 16 = 1)",
       "A's rows tile_row * 16 + r = 16 to 31, past A's 16",
       "Hint: keep if (tile_row >= M / 16) return; before the loop"]),
-]
+] + UNSTAGED
 
 
 # The simulator only: on a GPU this read past the shared tiles was an illegal address (the H200,
@@ -366,7 +367,7 @@ SIMULATOR_ONLY = {"shared_tile_loaded_with_ld_n", "shared_tile_loaded_with_ld_k"
                   "only_the_store_guarded",
                   # lane 0 stages As[w][16][0], past its warp's tile: into the next warp's
                   # tile (a race) or past As on a GPU
-                  "staging_loop_one_too_many"}
+                  "staging_loop_one_too_many"} | ON_THE_SIMULATOR
 
 
 @pytest.fixture(scope="module")
