@@ -318,4 +318,14 @@ RIGHT = {
         "    for (; i + stride < n; i += 2 * stride) {\n"
         "        a += x[i] * y[i];\n        b += x[i + stride] * y[i + stride];\n    }\n"
         "    if (i < n)\n        a += x[i] * y[i];\n    v = a + b;\n")),
+    # blind audit AW (was 'NOT YET: the simulator's race check found a data race ... reads it'):
+    # the Programming Guide's atomicCAS loop, whose first guess is a plain read the CAS checks
+    "guide_s_atomiccas_loop": variant(KERNEL, (
+        "__global__ void dot(",
+        "__device__ void atomic_add_float(float *address, float val)\n{\n"
+        "    unsigned int *p = (unsigned int *)address;\n    unsigned int old = *p, assumed;\n"
+        "    do {\n        assumed = old;\n"
+        "        old = atomicCAS(p, assumed, __float_as_uint(__uint_as_float(assumed) + val));\n"
+        "    } while (assumed != old);\n}\n\n__global__ void dot("),
+        ("atomicAdd(result, v);", "atomic_add_float(result, v);")),
 }

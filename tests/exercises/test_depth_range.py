@@ -282,6 +282,15 @@ RIGHT = {
                           "        unsigned int d = depth[i];\n        if (d == 0) continue;\n"
                           "        atomicMin(&range[0], d);\n        atomicMax(&range[1], d);\n"
                           "    }\n")],
+    # blind audit AW (was 'NOT YET: the simulator's race check found a data race ... reads it'):
+    # atomicCAS loops whose first guess is a plain read, with no CAS where it cannot lower range[0]
+    "cas_loop_seeded_by_a_plain_read": [
+        ("__global__ void depth_range(",
+         "__device__ void cas_min(unsigned int *addr, unsigned int v)\n{\n"
+         "    unsigned int old = *(volatile unsigned int *)addr, assumed;\n"
+         "    while (v < old) {\n        assumed = old;\n        old = atomicCAS(addr, assumed, v);\n"
+         "        if (old == assumed) break;\n    }\n}\n\n__global__ void depth_range("),
+        ("atomicMin(&range[0], d);", "cas_min(&range[0], d);")],
 }
 
 

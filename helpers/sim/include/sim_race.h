@@ -16,6 +16,19 @@
 // one of them writing, is a race too, unless the kernel calls __threadfence() (the pattern where
 // the last block reads what the others wrote, ordered by a fence and an atomic counter).
 //
+// One plain read is no race with atomics: the first guess of a compare-and-swap loop, the CUDA
+// Programming Guide's own (`old = *address; do { assumed = old; old = atomicCAS(address, assumed,
+// f(assumed)); } while (assumed != old);`). The value read is only a guess, which the atomicCAS
+// checks: a stale one fails and is retried with the value the CAS returns. So each thread keeps
+// its last plain read (address, size, value, line); an atomicCAS of the same address whose
+// compare is that value marks the line as a CAS loop's guess. A hazard between a plain read and
+// an atomic of another thread is held, per line of the read, until the launch ends, and dropped
+// there if that line was marked: the narrowest rule that also accepts a loop that skips the CAS
+// when its guess shows it cannot change anything (`old = *addr; while (v < old) { ... }`, whose
+// threads that skip make no CAS). A plain read at any other line (a total other blocks are still
+// adding to), and a plain write, still race with the atomics; held hazards keep their place in
+// the order hazards were found, so the report's first is the same as without the rule.
+//
 // A fence between the two accesses does not make them safe: __threadfence() and
 // __threadfence_block() order the calling thread's own accesses, and no thread waits at one. Each
 // access carries the fences its thread had called since its last barrier; where the two differ,
@@ -65,17 +78,40 @@ struct RaceReport {
     int32_t in_step_reversed;  // 1: in step, second's access comes before first's
 };
 
+struct Guess {  // a thread's last plain read (of at most 8 bytes): a CAS loop's first guess?
+    uintptr_t address;
+    uint64_t value, block;
+    uint16_t site;
+    uint8_t size;
+};
+
 struct RaceShadow : HostAllocated {
     Cell *cells = nullptr;  // one per byte of this worker's shared memory (static, then dynamic)
     uint32_t hint = 0;
+    Guess guess[1024];  // per thread of the block
+};
+
+struct Held {  // the hazards between plain reads at one line and atomics, until the launch ends
+    RaceReport report;
+    uint64_t found;  // when its first one was found (RaceGlobal::found)
 };
 
 struct RaceGlobal {
     Cell **ranges = nullptr;  // per allocation, one cell per 4-byte word, made on first use
     RaceReport report{};
+    uint64_t found = 0, first_found = 0;  // hazards found so far; when the report's first was
+    uint8_t *guess_line = nullptr;  // per site: 1, a CAS loop's first guess is read there
+    Held *held = nullptr;           // per site: the held hazards of its plain reads
     std::mutex mu;
 };
 inline RaceGlobal race_global;
+
+SIM_UNTRACED inline void race_begin() {
+    race_global.report = RaceReport{};
+    race_global.found = race_global.first_found = 0;
+    race_global.guess_line = (uint8_t *)zalloc(nsites + 1);
+    race_global.held = (Held *)zalloc(sizeof(Held) * (nsites + 1));
+}
 
 SIM_UNTRACED inline void race_attach(State *s) {
     s->race = new RaceShadow();
@@ -103,27 +139,80 @@ SIM_UNTRACED inline uint64_t in_step_pair(const Rec &a, const Rec &b) {
     return (uint64_t)x.site << 32 | (uint64_t)y.site << 16 | (x.flags & WROTE) << 1 | (y.flags & WROTE);
 }
 
-SIM_UNTRACED inline void report(const Rec &first, const Rec &second, uint64_t address, int space,
-                                unsigned nbytes) {
-    RaceReport &rep = race_global.report;
-    std::lock_guard<std::mutex> g(race_global.mu);
+// Adds a hazard to a report; true when it is the report's first.
+SIM_UNTRACED inline bool add_hazard(RaceReport &rep, const Rec &first, const Rec &second, uint64_t address,
+                                    int space, unsigned nbytes) {
     if (first.block != second.block || (first.thread >> 5) != (second.thread >> 5)) rep.across_warps++;
     if (rep.count++ == 0) {
         rep.first = first, rep.second = second, rep.address = address, rep.space = space;
         rep.in_step_reversed = second.step < first.step;
         rep.pair_bytes = nbytes;
-    } else if (in_step_pair(first, second) == in_step_pair(rep.first, rep.second)) {
-        rep.pair_bytes += nbytes;
+        return true;
     }
+    if (in_step_pair(first, second) == in_step_pair(rep.first, rep.second)) rep.pair_bytes += nbytes;
+    return false;
+}
+
+// Of a hazard between a plain read and an atomic, the read; else null.
+SIM_UNTRACED inline const Rec *plain_read(const Rec &a, const Rec &b) {
+    if (!(a.flags & (WROTE | ATOMIC_OP)) && (b.flags & ATOMIC_OP)) return &a;
+    if (!(b.flags & (WROTE | ATOMIC_OP)) && (a.flags & ATOMIC_OP)) return &b;
+    return nullptr;
+}
+
+// A hazard already known to be a CAS loop's first guess against an atomic: none.
+SIM_UNTRACED inline bool guessed(const Rec &a, const Rec &b) {
+    const Rec *read = plain_read(a, b);
+    return read && __atomic_load_n(&race_global.guess_line[read->site], __ATOMIC_RELAXED);
+}
+
+// A hazard found: in the report, or held with its line's when a plain read meets an atomic.
+SIM_UNTRACED inline void report(const Rec &first, const Rec &second, uint64_t address, int space,
+                                unsigned nbytes) {
+    std::lock_guard<std::mutex> g(race_global.mu);
+    uint64_t found = race_global.found++;
+    const Rec *read = plain_read(first, second);
+    Held *held = read ? &race_global.held[read->site] : nullptr;
+    if (add_hazard(held ? held->report : race_global.report, first, second, address, space, nbytes))
+        (held ? held->found : race_global.first_found) = found;
+}
+
+// An atomicCAS of the thread tid: its compare the value of the thread's last plain read of the
+// same address and size marks the line of that read as a CAS loop's first guess.
+SIM_UNTRACED inline void race_cas(State *s, uint32_t tid, uintptr_t a, unsigned size, uint64_t compare) {
+    const Guess &g = s->race->guess[tid];
+    if (g.site && g.address == a && g.size == size && g.block == s->block_linear && g.value == compare)
+        __atomic_store_n(&race_global.guess_line[g.site], 1, __ATOMIC_RELAXED);
+}
+
+// The launch has ended: the held hazards of lines no CAS loop's first guess was read at join the
+// report, in the order they were found.
+SIM_UNTRACED inline void race_end() {
+    RaceReport &rep = race_global.report;
+    for (uint32_t site = 1; site <= nsites; site++) {
+        const Held &h = race_global.held[site];
+        if (!h.report.count || race_global.guess_line[site]) continue;
+        uint64_t count = rep.count + h.report.count, across = rep.across_warps + h.report.across_warps;
+        if (!rep.count || h.found < race_global.first_found)
+            rep = h.report, race_global.first_found = h.found;
+        rep.count = count, rep.across_warps = across;
+    }
+    free(race_global.guess_line), free(race_global.held);
+    race_global.guess_line = nullptr, race_global.held = nullptr;
+}
+
+// Could they happen in either order, and not as a CAS loop's first guess and an atomic?
+SIM_UNTRACED inline bool races(const Rec &r, const Rec &c, bool shared) {
+    return concurrent(r, c, shared) && !guessed(r, c);
 }
 
 // Checks one cell against the access c, then remembers c. True when c races with an earlier
 // access, which is copied to *other.
 SIM_UNTRACED inline bool check_cell(Cell &cell, const Rec &c, bool shared, Rec *other) {
     const Rec *o = nullptr;
-    if (concurrent(cell.w, c, shared)) o = &cell.w;
-    else if ((c.flags & WROTE) && concurrent(cell.r1, c, shared)) o = &cell.r1;
-    else if ((c.flags & WROTE) && concurrent(cell.r2, c, shared)) o = &cell.r2;
+    if (races(cell.w, c, shared)) o = &cell.w;
+    else if ((c.flags & WROTE) && races(cell.r1, c, shared)) o = &cell.r1;
+    else if ((c.flags & WROTE) && races(cell.r2, c, shared)) o = &cell.r2;
     if (o) *other = *o;
     // An atomic does not replace a plain write it could still race with: a later atomic of
     // another thread must find that write, not the atomic (atomics never race each other). In
@@ -192,6 +281,11 @@ SIM_UNTRACED inline void race_access(State *s, uint32_t tid, uintptr_t a, unsign
         }
     }
     if (hazard) report(first, c, where, space, nbytes);
+    if (!(flags & (WRITE | ATOMIC)) && size <= 8) {
+        Guess &g = s->race->guess[tid];
+        g.address = a, g.value = 0, g.block = s->block_linear, g.site = (uint16_t)site, g.size = (uint8_t)size;
+        memcpy(&g.value, (const void *)a, size);  // what the load that follows reads
+    }
 }
 
 }  // namespace trace

@@ -420,6 +420,20 @@ SIM_UNTRACED inline void note_atomic(uintptr_t a, unsigned size, void *ret) {
     if (off < text_n && site_of[off] && cfg.mode) record_slow(a, size, ATOMIC | WRITE, site_of[off]);
 }
 
+// An atomicCAS (sim_trace_callbacks.h does it), with its compare: for the race check, it may show
+// a CAS loop's first guess (sim_race.h); then noted as any atomic.
+SIM_UNTRACED inline void note_cas(uintptr_t a, unsigned size, uint64_t compare, void *ret) {
+    uintptr_t off = (uintptr_t)ret - text_lo;
+    if (!(off < text_n && site_of[off] && cfg.mode)) return;
+    if (cfg.mode & RACE) {
+        Frame *f = frame();
+        hold_cancel(f->worker);
+        race_cas(current(f), thread_index(f), a, size, compare);
+        release_cancel(f->worker);
+    }
+    record_slow(a, size, ATOMIC | WRITE, site_of[off]);
+}
+
 // __syncthreads() has let this thread go: what its block did before is complete.
 SIM_UNTRACED void after_barrier() {
     Frame *f = frame();

@@ -60,7 +60,7 @@ SIM_EXPORT SIM_UNTRACED void sim_trace_begin(int mode, const uint64_t *lo, const
     cfg.detail = detail, cfg.detail_cap = cap;
     cfg.ndetail = 0;
     cfg.fenced = 0;
-    race_global.report = RaceReport{};
+    race_begin();
     race_global.ranges = (Cell **)zalloc(sizeof(Cell *) * (n + 1));
     init_global.report = InitReport{};
     init_global.shadow = written;
@@ -95,6 +95,7 @@ SIM_EXPORT SIM_UNTRACED uint64_t sim_trace_end(uint64_t *stats, sim::trace::Race
         states = s->next;
         delete s;
     }
+    race_end();
     *race = race_global.report;
     *init = init_global.report;
     *bounds = bounds_global.report;

@@ -52,6 +52,7 @@ SIM_CALLBACK void __sanitizer_cov_trace_pc() {
 
 // ---- atomics: done here, and noted -------------------------------------------------------------
 #define SIM_NOTE(p, n) sim::trace::note_atomic((uintptr_t)(p), n, __builtin_return_address(0))
+#define SIM_NOTE_CAS(p, n, c) sim::trace::note_cas((uintptr_t)(p), n, (uint64_t)(c), __builtin_return_address(0))
 #define SIM_ATOMIC_CALLBACKS(bits, T)                                                                 \
     SIM_CALLBACK T __tsan_atomic##bits##_load(const volatile T *a, int) {                          \
         return __atomic_load_n(a, __ATOMIC_SEQ_CST);                                               \
@@ -67,15 +68,15 @@ SIM_CALLBACK void __sanitizer_cov_trace_pc() {
     SIM_ATOMIC_RMW(bits, T, fetch_and) SIM_ATOMIC_RMW(bits, T, fetch_or)                           \
     SIM_ATOMIC_RMW(bits, T, fetch_xor) SIM_ATOMIC_RMW(bits, T, fetch_nand)                         \
     SIM_CALLBACK int __tsan_atomic##bits##_compare_exchange_strong(volatile T *a, T *c, T v, int, int) { \
-        SIM_NOTE(a, bits / 8);                                                                     \
+        SIM_NOTE_CAS(a, bits / 8, *c);                                                             \
         return __atomic_compare_exchange_n(a, c, v, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);    \
     }                                                                                              \
     SIM_CALLBACK int __tsan_atomic##bits##_compare_exchange_weak(volatile T *a, T *c, T v, int, int) { \
-        SIM_NOTE(a, bits / 8);                                                                     \
+        SIM_NOTE_CAS(a, bits / 8, *c);                                                             \
         return __atomic_compare_exchange_n(a, c, v, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);    \
     }                                                                                              \
     SIM_CALLBACK T __tsan_atomic##bits##_compare_exchange_val(volatile T *a, T c, T v, int, int) { \
-        SIM_NOTE(a, bits / 8);                                                                     \
+        SIM_NOTE_CAS(a, bits / 8, c);                                                              \
         __atomic_compare_exchange_n(a, &c, v, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);          \
         return c;                                                                                  \
     }
@@ -91,6 +92,7 @@ SIM_ATOMIC_CALLBACKS(64, uint64_t)
 #undef SIM_ATOMIC_RMW
 #undef SIM_ATOMIC_CALLBACKS
 #undef SIM_NOTE
+#undef SIM_NOTE_CAS
 SIM_CALLBACK void __tsan_atomic_thread_fence(int) { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
 SIM_CALLBACK void __tsan_atomic_signal_fence(int) { __atomic_signal_fence(__ATOMIC_SEQ_CST); }
 

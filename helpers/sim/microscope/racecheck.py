@@ -5,6 +5,13 @@ and read it and how many barriers it had passed (include/sim_race.h); a conflict
 there is turned here into a message that names both threads, the array and element, both source
 lines, what compute-sanitizer's racecheck would print on a GPU, and what to do, from every hazard
 of the launch (__syncwarp() is advised only where all of them lie within one warp).
+
+A plain read and another thread's atomic are a hazard, except where the read is the first guess
+of a compare-and-swap loop (the CUDA Programming Guide's `old = *address; do { assumed = old; old
+= atomicCAS(address, assumed, f(assumed)); } while (assumed != old);`): a line whose value read
+some thread gave an atomicCAS of the same address as its compare. The atomicCAS checks the guess,
+so no reads there race with atomics (include/sim_race.h); plain reads at other lines (a total
+other blocks are still adding to) and plain writes still do.
 """
 
 from __future__ import annotations
