@@ -47,8 +47,10 @@ def variant(source, *replacements):
 
 
 def renamed(source, kernel, name):
-    """source with its kernel ``kernel`` called ``name`` instead."""
-    pattern = r"(__global__\s+void\s+)" + re.escape(kernel) + r"(\s*\()"
+    """source with its kernel ``kernel`` called ``name`` instead (a __launch_bounds__(...)
+    between void and the name kept)."""
+    pattern = r"(__global__\s+void\s+(?:__launch_bounds__\s*\([^()]*\)\s*)?)" + re.escape(kernel) \
+        + r"(\s*\()"
     text, count = re.subn(pattern, r"\g<1>" + name + r"\g<2>", source)
     assert count == 1, f"renamed: no single __global__ void {kernel}( in the source"
     return text

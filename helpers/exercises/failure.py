@@ -347,10 +347,45 @@ def mistake(problem: str, error: BaseException, *, block: tuple | None = None,
     hint)``), else the hint by kind (``guard_hint`` for an access outside every array, and for
     PyCUDA's errors, which carry no kind)."""
     failure = Failure(error, block, launch, kernel)
+    if (over := past_launch_bounds(failure)) is not None:   # the kernel never ran
+        return over
     refined = next(iter(refine(failure)), None) if refine else None
     if isinstance(refined, tuple):   # the exercise named the mistake from the error's fields
         return refined
     return problem, refined or hint(failure, guard_hint)
+
+
+def past_launch_bounds(failure: Failure) -> tuple[str, str] | None:
+    """``(problem, hint)`` for a launch refused because its block has more threads than the
+    kernel's ``__launch_bounds__`` allows: from the simulator's error's fields (``max_threads``,
+    ``threads``, ``block_dim``); for PyCUDA's LaunchError, which has none, from the simulated
+    twin's MAX_THREADS_PER_BLOCK (its bound) and the launch's block. None for any other."""
+    err = failure.error
+    if failure.kind == "launch bounds":
+        bound, threads, shape = err.max_threads, err.threads, err.block_dim
+    else:
+        bound, shape = _twins_bound(failure), failure.block
+        threads = shape[0] * shape[1] * shape[2] if shape else 0
+        if bound is None or threads <= bound:
+            return None
+    return (f"your kernel's __launch_bounds__({bound}) allows at most {bound} threads a block, "
+            f"but the exercise launches blocks of {threads} threads, {tuple(shape)}: a GPU "
+            "refuses that launch (too many resources requested for launch), and the kernel "
+            "never runs",
+            f"__launch_bounds__(N) promises the compiler that no block has more than N threads: "
+            f"make N at least the threads of every block the kernel is launched with ({threads} "
+            "here), or drop __launch_bounds__")
+
+
+def _twins_bound(failure: Failure) -> int | None:
+    """For PyCUDA's LaunchError (no kind): the threads a block of the kernel may have, as its
+    simulated twin (``Kernels.simulated``) has them from its __launch_bounds__; else None."""
+    from helpers.backend import drv
+
+    twin = getattr(failure.kernel, "simulated", None)
+    if failure.kind is not None or not isinstance(failure.error, drv.LaunchError):
+        return None
+    return getattr(twin, "max_threads_per_block", None)
 
 
 def _below_zero(err) -> bool:

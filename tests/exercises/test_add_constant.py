@@ -31,6 +31,13 @@ WRONG = {
                                 "y equals x: c is not added: y[i] is stored twice, "
                                 "y[i] = x[i] + c; at line "),
     "x_not_read": ((*STORE, "y[i] = c;"), "every element is c"),
+    # blind audit AW (was PASS: the simulator compiled __launch_bounds__ away): a bound of 256 on
+    # a kernel launched with one block of n threads, n up to 1024, which a GPU refuses to launch
+    "launch_bounds_below_the_block": (("__global__ void add_constant(",
+                                       "__global__ void __launch_bounds__(256) add_constant("),
+                                      "your kernel's __launch_bounds__(256) allows at most 256 "
+                                      "threads a block, but the exercise launches blocks of 1000 "
+                                      "threads, (1000, 1, 1): a GPU refuses that launch"),
     "subtracted": ((*STORE, "y[i] = x[i] - c;"), "y = x - c"),
     "multiplied": ((*STORE, "y[i] = x[i] * c;"), "y = x * c"),
     "adds_to_y": ((*STORE, "y[i] += c;"), "y came out different when it held something else"),
@@ -127,6 +134,8 @@ WRONG = {
 HINTS = {"float4_a_thread": "one element a thread here: the block has one thread for each "
                             "element",
          "index_declared_shared": "declare i without __shared__, int i;, a plain local variable",
+         "launch_bounds_below_the_block": "make N at least the threads of every block the kernel "
+                                          "is launched with (1000 here), or drop __launch_bounds__",
          "index_from_thread_y": "i = threadIdx.x, not threadIdx.y",
          "stub_s_store_left_below": "delete y[i] = x[i]; (line ",
          "x_read_at_zero": "read x at the thread's own index too: y[i] = x[i] + c",

@@ -164,3 +164,25 @@ def test_an_index_wrapped_around_as_an_unsigned_int_is_named_and_gets_its_hint()
         "thread (0, 0, 0) of block (0, 0, 0) indexed an array at 4294967295 at k.cu:7: the index "
         "is -1 wrapped around as an unsigned int (threadIdx.x - 1 for thread 0, like any unsigned "
         "i - 1 at i = 0, is 4294967295, not -1)")
+
+
+def test_a_block_past_the_kernels_launch_bounds_is_named_before_the_exercise_s_hints():
+    """From the simulator's fields, and for PyCUDA's LaunchError (no fields) from the simulated
+    twin's bound and the launch's block (blind audit AW)."""
+    from types import SimpleNamespace
+
+    from helpers.sim.errors_launch_bounds import LaunchBoundsError
+
+    def refine(failure):
+        yield "an exercise's own words"
+
+    named = ("your kernel's __launch_bounds__(128) allows at most 128 threads a block, but the "
+             "exercise launches blocks of 256 threads, (32, 8, 1)")
+    over = LaunchBoundsError("X", max_threads=128, threads=256, block_dim=(32, 8, 1), kernel="k")
+    problem, said = mistake("P", over, block=(32, 8, 1), refine=refine)
+    assert problem.startswith(named) and "drop __launch_bounds__" in said
+    kernels = SimpleNamespace(device=None, simulated=SimpleNamespace(max_threads_per_block=128))
+    on_a_gpu = LaunchError("cuLaunchKernel failed: too many resources requested for launch")
+    assert mistake("P", on_a_gpu, block=(32, 8, 1), kernel=kernels)[0].startswith(named)
+    assert mistake("P", on_a_gpu, block=(16, 8, 1), kernel=kernels, refine=refine) == \
+        ("P", "an exercise's own words")

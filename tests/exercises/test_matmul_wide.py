@@ -322,6 +322,14 @@ WRONG = {
                          {"problem": "As was declared __shared__ float As[TILE_K][TILE_M] (its sides "
                                      "swapped), rows of 8 columns",
                           "hint": "__shared__ float As[TILE_M][TILE_K];"}),
+    # blind audit AW (was PASS: the simulator compiled __launch_bounds__ away): a bound of 128 on
+    # a kernel launched with blocks of 32 x 8 = 256 threads, which a GPU refuses to launch
+    "launch_bounds_below_the_block": (
+        [("__global__ void matmul_wide(", "__global__ void __launch_bounds__(128) matmul_wide(")],
+        {"problem": "your kernel's __launch_bounds__(128) allows at most 128 threads a block, but "
+                    "the exercise launches blocks of 256 threads, (32, 8, 1)",
+         "hint": "make N at least the threads of every block the kernel is launched with (256 "
+                 "here), or drop __launch_bounds__"}),
 }
 SIMULATOR_ONLY = dict.fromkeys(("a_rows_n_apart", "a_guard_n", "a_column_unguarded", "a_guard_with_or", "a_load_unguarded", "a_guard_tx_against_k", "b_guard_row_to_k", "b_guard_row_against_n"),
                                "a read past A or B: a GPU reads other memory or faults and leaves "

@@ -49,6 +49,14 @@ WRONG = [
      ["fill_fragment(fa, 0.0f) set fa, mma_sync's a, not the accumulator fc",
       "load_matrix_sync(fa, A, 16) then overwrote it", "Hint: set the accumulator to 0 before "
       "mma_sync: wmma::fill_fragment(fc, 0.0f)"]),
+    # blind audit AW (was PASS: the simulator compiled __launch_bounds__ away): a bound of 16 on
+    # a kernel launched with one warp, block = (32, 1, 1), which a GPU refuses to launch
+    ("launch_bounds_below_the_warp", variant(KERNEL, ('extern "C" __global__ void wmma_tile(',
+                                                      'extern "C" __global__ void '
+                                                      '__launch_bounds__(16) wmma_tile(')),
+     ["your kernel's __launch_bounds__(16) allows at most 16 threads a block, but the exercise "
+      "launches blocks of 32 threads, (32, 1, 1): a GPU refuses that launch", "Hint: "
+      "__launch_bounds__(N) promises the compiler that no block has more than N threads"]),
     ("b_row_major", variant(KERNEL, (B_COL, B_COL.replace("col_major", "row_major"))),
      ["C is A B^T", "B was loaded as row_major", "wmma::col_major"]),
     ("a_col_major", variant(KERNEL, ("half, wmma::row_major> fa;", "half, wmma::col_major> fa;")),

@@ -27,14 +27,14 @@ from pathlib import Path
 
 from . import cache as module_cache
 from . import capabilities, device_calls, prebuilt, sites, source as unit, split, toolchain, warned
-from . import device_rules, diagnosed, learner_text, messages as compiler_messages
+from . import device_rules, diagnosed, launch_bounds, learner_text, messages as compiler_messages
 from ..errors import CompileError
 from ..settings import settings
 from .lines import PARSED
 from .source import INCLUDE_DIR, INCLUDE_IN_LINE_TABLES, anywhere
 
 # Raised with every change to what a built module does, so no cached build outlives it (git: why).
-SIM_VERSION = "31"
+SIM_VERSION = "32"
 CXX_FLAGS = ["-std=c++17", "-O2", "-fPIC", "-pthread", "-fno-strict-aliasing",
              # the learner's __device__ functions may be inlined, as nvcc inlines them, although
              # -fPIC lets another library stand in for a global function (the link's -Bsymbolic
@@ -242,7 +242,7 @@ def build(source, options=None, no_extern_c=False, include_dirs=(), cache=None, 
             return found
     cxx = toolchain.find_compiler()
     with _build_dir(keep) as tmp, diagnosed.read_against(job.body):  # errors read as records
-        user_code = _preprocess(job, cxx, Path(tmp))
+        user_code, job.bounds = launch_bounds.split_off(_preprocess(job, cxx, Path(tmp)))
         device_rules.check(user_code, job.body, job.what)  # what nvcc refuses and g++ cannot know
         stem = job.stem(user_code if job.local_headers else job.body)
         target = folder / f"{stem}-{_compiler_tag(cxx)}.so"
@@ -280,7 +280,7 @@ def _compile(job, cxx, tmp, user_code, debug=False, prelude=True):
     unit_file.write_text(unit.translation_unit(rewritten.body, unit.kernels_in(user_code),
                                                GENERATED if job.instrument else None,
                                                unit.loop_free_kernels(user_code),
-                                               rewritten.kernels))
+                                               rewritten.kernels, job.bounds))
     obj = tmp / "module.o"
     extra = INSTRUMENT_FLAGS[job.instrument] if job.instrument else LINE_TABLES if debug else []
     flags = [*CXX_FLAGS, *toolchain.for_compiler(OPERATOR_CHECKS, cxx), *extra, _fibers_switch(user_code),

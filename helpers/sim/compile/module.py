@@ -69,12 +69,14 @@ class Kernel:
     """What the module knows about one kernel: its index in the library's table, its parameters,
     the bytes of its __shared__ arrays, the dynamic shared memory a launch may ask for when
     the kernel opted in to more than 48 KiB (None: it has not, see run/launch.py), and whether
-    its threads run as fibers (a stack each) or its blocks as loops (compile/split.py)."""
-    __slots__ = ("index", "name", "params", "static_shared", "max_dynamic_shared", "fibers")
+    its threads run as fibers (a stack each) or its blocks as loops (compile/split.py), and the
+    first number of its __launch_bounds__ (None: it has none; launch_bounds.py)."""
+    __slots__ = ("index", "name", "params", "static_shared", "max_dynamic_shared", "fibers",
+                 "max_threads")
 
-    def __init__(self, index, name, params, static_shared=0, fibers=False):
+    def __init__(self, index, name, params, static_shared=0, fibers=False, max_threads=None):
         self.index, self.name, self.params, self.static_shared = index, name, params, static_shared
-        self.max_dynamic_shared, self.fibers = None, fibers
+        self.max_dynamic_shared, self.fibers, self.max_threads = None, fibers, max_threads
 
 
 class _DlInfo(ctypes.Structure):
@@ -92,6 +94,7 @@ def _declare(lib):
     lib.sim_kernel_name.argtypes, lib.sim_kernel_name.restype = [ctypes.c_int], ctypes.c_char_p
     lib.sim_kernel_nparams.argtypes = [ctypes.c_int]
     lib.sim_kernel_fibers.argtypes = [ctypes.c_int]
+    lib.sim_kernel_max_threads.argtypes = [ctypes.c_int]
     lib.sim_kernel_address.argtypes, lib.sim_kernel_address.restype = [ctypes.c_int], ctypes.c_void_p
     lib.sim_describe.argtypes = [ctypes.c_int, ctypes.POINTER(ParamReport)]
     lib.sim_launch_start.restype = ctypes.c_void_p
@@ -169,7 +172,8 @@ class Module:
             name = _symbol_name(self.lib.sim_kernel_address(i),
                                 self.lib.sim_kernel_name(i).decode())
             self.kernels[name] = Kernel(i, name, params,
-                                        fibers=bool(self.lib.sim_kernel_fibers(i)))
+                                        fibers=bool(self.lib.sim_kernel_fibers(i)),
+                                        max_threads=self.lib.sim_kernel_max_threads(i) or None)
         for name, nbytes in static_shared_bytes(self.path, self.kernels).items():
             self.kernels[name].static_shared = nbytes
         shared = shared_variables(self.path)

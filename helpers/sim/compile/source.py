@@ -203,7 +203,7 @@ def defines_device_functions(preprocessed_user_code):
     return bool(_DEVICE_FUNCTION.search(preprocessed_user_code))
 
 
-def translation_unit(body, kernels, instrumented_as=None, vectorised=(), split=()):
+def translation_unit(body, kernels, instrumented_as=None, vectorised=(), split=(), bounds=None):
     """The prelude (and sim_prelude_end.h, which a precompiled prelude cannot hold), the learner's
     code, and the table of its kernels (``kernels``: kernels_in's entries). An instrumented build (helpers/sim/microscope/instrumented.py) names
     the code around the learner's after the file `instrumented_as`, so that none of it is taken
@@ -214,11 +214,13 @@ def translation_unit(body, kernels, instrumented_as=None, vectorised=(), split=(
     runner = {f"&{k}": 2 if k in split else int(k in vectorised) for k in kernels.values()}
     entries = "".join(f'    __sim_entry<{function}, {runner.get(function, 0)}>("{k}"),\n'
                       for function, k in kernels.items()) or "    {},\n"
+    most = ", ".join(str((bounds or {}).get(k, 0)) for k in kernels.values()) or "0"
     generated = f'#line 1 "{instrumented_as}"\n' if instrumented_as else ""
     guard = "__SIM_SHARED_GUARD(shared_guard_before)\n" if instrumented_as else ""
     return (f"{generated}{PRELUDE}{body}\n{generated}{guard}"
             f"extern \"C\" const __sim_kernel_entry __sim_kernel_table[] = {{\n{entries}}};\n"
-            f'extern "C" const int __sim_kernel_table_size = {len(kernels)};\n')
+            f'extern "C" const int __sim_kernel_table_size = {len(kernels)};\n'
+            f'extern "C" const int __sim_kernel_max_threads[] = {{{most}}};\n')
 
 
 # ---- extern __shared__ ------------------------------------------------------------------------------

@@ -80,7 +80,11 @@
 // __noinline__: written out in the learner's code by compile/source.py (a macro would break
 // libstdc++'s own __attribute__((__noinline__))).
 #define __align__(n) __attribute__((__aligned__(n)))
+#ifdef SIM_SCAN  // a mark the compiler driver reads the bound from (compile/launch_bounds.py)
+#define __launch_bounds__(...) __sim_launch_bounds__(__VA_ARGS__)
+#else             // the bound is kept in the table after the learner's code (sim_launch.h)
 #define __launch_bounds__(...)
+#endif
 #define __grid_constant__
 #define __CUDACC__ 1
 #define __CUDA_ARCH_SIM__ 1

@@ -5,6 +5,7 @@
 // only the table of kernels, in reserved names (a learner's macros cannot reach it):
 //     extern "C" const __sim_kernel_entry __sim_kernel_table[] = { __sim_entry<&k, 1>("k"), ... };
 //     extern "C" const int __sim_kernel_table_size = 1;
+//     extern "C" const int __sim_kernel_max_threads[] = { 256, ... };  // __launch_bounds__, 0: none
 #pragma once
 
 #include <tuple>
@@ -273,6 +274,7 @@ template <auto __K, int __V> __sim_kernel_entry __sim_entry(const char *__name) 
 }
 extern "C" const __sim_kernel_entry __sim_kernel_table[];
 extern "C" const int __sim_kernel_table_size;
+extern "C" const int __sim_kernel_max_threads[];
 
 // ---- what Python calls ------------------------------------------------------------------------
 SIM_EXPORT int sim_kernel_count() { return __sim_kernel_table_size; }
@@ -297,3 +299,5 @@ SIM_EXPORT int sim_kernel_nparams(int k) { return sim_kernel(k)->nparams; }
 SIM_EXPORT int sim_kernel_fibers(int k) { return sim_kernel(k)->run_thread != nullptr; }
 SIM_EXPORT const void *sim_kernel_address(int k) { return sim_kernel(k)->address; }
 SIM_EXPORT void sim_describe(int k, sim::ParamInfo *out) { sim_kernel(k)->describe(out); }
+// the first number of the kernel's __launch_bounds__ (its maxThreadsPerBlock); 0 where it has none
+SIM_EXPORT int sim_kernel_max_threads(int k) { return __sim_kernel_max_threads[k]; }

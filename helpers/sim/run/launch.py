@@ -15,6 +15,7 @@ from .. import errors
 from ..compile import warned
 from ..compile.module import ErrorReport
 from ..errors import LaunchError, LogicError, MemoryError, OutOfBoundsError, TimeLimitError
+from ..errors_launch_bounds import LaunchBoundsError
 from ..machine import device, devices, memory, stacks, streams, written
 from ..machine.device import LIMITS
 from ..microscope import trace
@@ -99,6 +100,25 @@ def check_launch(block, grid, shared, static_shared, max_dynamic):
                         f"{shared})")
     if problem:
         raise LogicError(f"cuLaunchKernel failed: invalid argument ({problem})")
+
+
+def max_threads(kernel):
+    """The threads a block of `kernel` may have: the first number of its __launch_bounds__
+    where it has one, else the device's limit (cuFuncGetAttribute's MAX_THREADS_PER_BLOCK)."""
+    return min(kernel.max_threads or LIMITS["MAX_THREADS_PER_BLOCK"],
+               LIMITS["MAX_THREADS_PER_BLOCK"])
+
+
+def check_bounds(kernel, block):
+    """Refuse a block of more threads than `kernel`'s __launch_bounds__ allows, as a GPU refuses
+    it (cuLaunchKernel's CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES, a LaunchError in PyCUDA)."""
+    threads = block[0] * block[1] * block[2]
+    if threads > max_threads(kernel):
+        raise LaunchBoundsError(
+            "cuLaunchKernel failed: too many resources requested for launch (kernel "
+            f"{kernel.name!r} is declared __launch_bounds__({kernel.max_threads}): at most "
+            f"{kernel.max_threads} threads a block, and block {block} has {threads})",
+            max_threads=kernel.max_threads, threads=threads, block_dim=block, kernel=kernel.name)
 
 
 # ---- running it ------------------------------------------------------------------------------------
@@ -241,6 +261,7 @@ class Function:
         shared = _shared_bytes(shared)
         check_launch(block, grid, shared, self._kernel.static_shared,
                      max_dynamic_shared(self._kernel))
+        check_bounds(self._kernel, block)
         if time_kernel and stream is not None:
             raise ValueError("Can't time the kernel on an asynchronous invocation")  # as PyCUDA
         handlers = [a for a in args if isinstance(a, arguments.ArgumentHandler)]
@@ -292,7 +313,7 @@ class Function:
     def get_attribute(self, attr):
         name = _attribute_name(attr)
         known = {"SHARED_SIZE_BYTES": self._kernel.static_shared,
-                 "MAX_THREADS_PER_BLOCK": LIMITS["MAX_THREADS_PER_BLOCK"],
+                 "MAX_THREADS_PER_BLOCK": max_threads(self._kernel),
                  "MAX_DYNAMIC_SHARED_SIZE_BYTES": max_dynamic_shared(self._kernel)}
         if name not in known:
             raise errors.not_provided(

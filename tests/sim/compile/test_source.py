@@ -110,7 +110,9 @@ def test_nothing_after_the_learners_code_uses_a_name_the_learner_could_define():
     names = set(re.findall(r"[A-Za-z_]\w*", re.sub(r'"[^"]*"', "", after)))
     assert {n for n in names if not n.startswith("__")} <= {"extern", "const", "int", "my_kernel",
                                                             "other"}, names
-    assert "__sim_kernel_table_size = 2;" in unit
+    assert "__sim_kernel_table_size = 2;" in unit and "__sim_kernel_max_threads[] = {0, 0};" in unit
+    bounded = source.translation_unit("<code>", {"&a": "a", "&b": "b"}, bounds={"b": 256})
+    assert "__sim_kernel_max_threads[] = {0, 256};" in bounded
     traced = source.translation_unit("<code>", {}, instrumented_as="trace.cu")
     assert traced.startswith('#line 1 "trace.cu"\n') and "__sim_kernel_table_size = 0;" in traced
 
