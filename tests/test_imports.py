@@ -22,7 +22,7 @@ FACES = {"driver", "compiler", "gpuarray", "elementwise", "reduction", "scan", "
 ENTRY = {"__init__", "__main__", "as_pycuda", "shim_install", "shim"}
 # The engine, from the ground up: a module may import its own room and the rooms before it.
 ROOMS = ["ground", "machine", "compile", "microscope", "run", "arrays"]
-GROUND = {"errors", "errors_launch_bounds", "distances", "settings", "unsupported", "c_types"}
+GROUND = {"errors", "distances", "settings", "unsupported", "c_types"}
 
 
 def _module_name(path):

@@ -5,7 +5,7 @@ import struct
 import numpy as np
 
 from . import driver
-from .errors import module_getattr
+from .unsupported import module_getattr
 from .tools import context_dependent_memoize
 
 

@@ -13,7 +13,7 @@ import numpy as np
 from . import elementwise
 from .arrays.arithmetic import ONLY_CONTIGUOUS
 from .driver import Stream
-from .errors import module_getattr
+from .unsupported import module_getattr
 from .gpuarray import GPUArray
 
 

@@ -13,7 +13,7 @@ None, as PyCUDA's does where cuRAND is missing.
 import numpy as np
 
 from .elementwise import get_elwise_kernel
-from .errors import module_getattr
+from .unsupported import module_getattr
 from .gpuarray import GPUArray
 from .tools import context_dependent_memoize
 from .unsupported import CURAND, gpu_only

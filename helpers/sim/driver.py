@@ -24,9 +24,9 @@ from .machine.device import (  # noqa: F401 - pycuda.driver's names
     CUDA_VERSION, Context, Device, LIMITS, device_attribute, get_driver_version, get_version, init,
     mem_get_info)
 from .errors import (  # noqa: F401 - pycuda.driver's names
-    CompileError, Error, LaunchError, LogicError, MemoryError, NeedsGPU, NotProvided, RuntimeError,
-    module_getattr)
-from .unsupported import DRIVER_FEATURES, gpu_only
+    CompileError, Error, LaunchError, LogicError, MemoryError, RuntimeError)
+from .unsupported import (  # noqa: F401 - pycuda.driver's names
+    DRIVER_FEATURES, NeedsGPU, NotProvided, gpu_only, module_getattr)
 from .machine.hostmem import (  # noqa: F401 - pycuda.driver's names
     AlignedHostAllocation, HostAllocation, HostPointer, PagelockedHostAllocation,
     RegisteredHostMemory, aligned_empty, aligned_empty_like, aligned_zeros, aligned_zeros_like,

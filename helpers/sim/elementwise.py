@@ -11,7 +11,7 @@ of the same names.
 import numpy as np
 
 from .compiler import SourceModule
-from .errors import module_getattr
+from .unsupported import module_getattr
 from .tools import ScalarArg, VectorArg, context_dependent_memoize, dtype_to_ctype, parse_c_arg
 
 _LOOP = """

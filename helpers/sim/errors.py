@@ -1,23 +1,15 @@
-"""The simulator's exceptions: PyCUDA's own classes, and two for what the simulator lacks.
+"""The simulator's exceptions: PyCUDA's own classes, with the facts behind each message.
 
 PyCUDA's classes (`pycuda.driver.Error` and its subclasses) keep their names and bases, so code
 that catches `drv.LogicError` or `drv.MemoryError` behaves the same on both backends (and
-`MemoryError`, Python's built-in too, `except MemoryError:`). Two more say what the simulator
-does not do, and what to do instead:
-
-- `NotProvided`: a PyCUDA name the simulator does not have (yet); an AttributeError, which
-  `hasattr`, `copy.copy` and `np.asarray` probe for, and a NotImplementedError, as it was before.
-- `NeedsGPU`: a CUDA feature the simulator will not have (textures, OpenGL, cuRAND, IPC, dynamic
-  parallelism), raised when the feature is used, named in the message.
+`MemoryError`, Python's built-in too, `except MemoryError:`). The two errors for what the
+simulator lacks (`NotProvided`, `NeedsGPU`) are unsupported.py's.
 """
 
 import builtins
 import dataclasses
 
 from .distances import distance_words, element_words
-
-RUN_ON_GPU = "run on a GPU with CUDA_COURSE_BACKEND=pycuda"
-
 
 class Error(Exception):
     pass
@@ -44,7 +36,7 @@ class LaunchError(Error):
     pointer", "misaligned address", "misaligned or impossible address" (refused by the CPU, its
     address unknown), "return address overwritten" (by a local array's overrun), "no peer access",
     "assert", "divergent barrier", "warp mask", "division by zero", "stack overflow", "abort",
-    "array bounds", "resources", "warp matrix", "race", "uninitialised read", "time limit",
+    "array bounds", "resources", "launch bounds", "warp matrix", "race", "uninitialised read", "time limit",
     "conversion", "shift" or "failed"), ``kernel``, ``block`` and ``thread`` ((x, y, z)), ``line``
     ("file.cu:12"), ``array`` and ``element`` (the parameter or __shared__ array, and the index, as
     the learner named them), ``address``; each None where the simulator does not know it. PyCUDA's
@@ -272,6 +264,18 @@ class TimeLimitError(LaunchError):
         self.seconds = seconds
 
 
+class LaunchBoundsError(LaunchError):
+    """A block of more threads than the first number of the kernel's ``__launch_bounds__``, which
+    a GPU refuses to launch (CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES, "too many resources requested
+    for launch"; kind "launch bounds"): ``max_threads`` (that number), ``threads`` (the block's)
+    and ``block_dim`` (its shape, (x, y, z)), with ``kernel``. ``block`` and ``thread`` are None:
+    no thread ran."""
+
+    def __init__(self, msg, *, max_threads, threads, block_dim, **facts):
+        super().__init__(msg, kind="launch bounds", **facts)
+        self.max_threads, self.threads, self.block_dim = max_threads, threads, block_dim
+
+
 class WarpSynchronousWarning(UserWarning):
     """A source whose warps count on their lanes running in step (a volatile shared array, no
     __syncwarp()), which the simulator runs one lane after another: ``lines`` ("kernel.cu:44",
@@ -366,35 +370,3 @@ class ExternCError(CompileError):
     def __init__(self, msg, header, file=None, line=None, command_line=None):
         super().__init__(msg, command_line)
         self.header, self.file, self.line = header, file, line
-
-
-class NotProvided(AttributeError, NotImplementedError):
-    """A name of PyCUDA's that the simulator does not provide."""
-
-
-class NeedsGPU(NotImplementedError):
-    """A CUDA feature that only a GPU has: ``feature`` (unsupported.py's words for it) and the
-    ``call`` that used it ("gpuarray.take"; None where none is named); the message names both."""
-
-    def __init__(self, feature, call=None):
-        self.feature, self.call = feature, call
-        what = f"{call} needs a GPU: it uses {feature}" if call else (
-            f"{feature[0].upper()}{feature[1:]} need a GPU")
-        super().__init__(f"{what}, which the course's CPU simulator does not provide. "
-                         f"To use it, {RUN_ON_GPU}.")
-
-
-def not_provided(module, name, advice=""):
-    """The NotProvided error for `module.name`, saying what to do instead."""
-    return NotProvided(
-        f"{module}.{name} is not provided by the course's CPU simulator. "
-        + (advice or f"To use it, {RUN_ON_GPU}."), name=name)
-
-
-def module_getattr(module):
-    """A module-level __getattr__ that answers unknown names with NotProvided."""
-    def __getattr__(name):
-        if name.startswith("__"):
-            raise AttributeError(f"module {module!r} has no attribute {name!r}", name=name)
-        raise not_provided(module, name)
-    return __getattr__

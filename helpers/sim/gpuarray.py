@@ -16,7 +16,7 @@ from .arrays.creation import *  # noqa: F401,F403 - pycuda.gpuarray's functions
 from .arrays.functions import *  # noqa: F401,F403
 from .arrays.layout import splay  # noqa: F401
 from .arrays.vector_types import vec  # noqa: F401 - gpuarray.vec, as PyCUDA has it
-from .errors import module_getattr
+from .unsupported import module_getattr
 
 copyreg.pickle(GPUArray, lambda data: (to_gpu, (data.get(),)), to_gpu)  # noqa: F405
 

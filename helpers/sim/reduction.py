@@ -14,7 +14,7 @@ one after another between barriers, computes the same sum a GPU does.
 import numpy as np
 
 from .compiler import SourceModule
-from .errors import module_getattr
+from .unsupported import module_getattr
 from .tools import context_dependent_memoize, dtype_to_ctype, get_arg_type
 
 BLOCK_SIZE = 512

@@ -12,7 +12,7 @@ import numpy as np
 
 from . import driver
 from .compiler import SourceModule
-from .errors import module_getattr
+from .unsupported import module_getattr
 from .tools import dtype_to_ctype
 
 _PREAMBLE = """

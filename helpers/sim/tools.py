@@ -16,7 +16,7 @@ import numpy as np
 from .machine import device as _device
 from .c_types import (  # noqa: F401 - pycuda.tools' names
     _NAME_TO_DTYPE, TypeNameNotKnown, dtype_to_ctype, get_or_register_dtype, register_dtype)
-from .errors import module_getattr
+from .unsupported import module_getattr
 from .machine.mempool import (  # noqa: F401 - pycuda.tools' names
     DeviceMemoryPool, PageLockedAllocator, PageLockedMemoryPool, bitlog2)
 

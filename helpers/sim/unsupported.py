@@ -1,12 +1,15 @@
-"""CUDA features that need a GPU, and the simulator's stand-ins for their names.
+"""What the simulator lacks: CUDA features that need a GPU, the simulator's stand-ins for their
+names, and the two errors that say so.
 
 PyCUDA's names for these features exist in the simulator's modules, so code that merely
 mentions them imports and runs up to the point of use; using one raises NeedsGPU, which names
 the feature and says how to run on a GPU (textures and surfaces: SourceModule.get_texref and
-get_surfref raise NotImplementedError).
+get_surfref raise NotImplementedError). A name of PyCUDA's that the simulator does not have
+(yet) raises NotProvided: an AttributeError, which `hasattr`, `copy.copy` and `np.asarray` probe
+for, and a NotImplementedError, as it was before.
 """
 
-from .errors import NeedsGPU
+RUN_ON_GPU = "run on a GPU with CUDA_COURSE_BACKEND=pycuda"
 
 TEXTURES = "textures (texture and surface references, CUDA arrays)"
 OPENGL = "OpenGL interoperability"
@@ -39,3 +42,35 @@ def gpu_only(feature, call):
     stand_in.__qualname__ = stand_in.__name__
     stand_in.__doc__ = f"{call}: needs a GPU ({feature}); the CPU simulator does not provide it."
     return stand_in
+
+
+class NotProvided(AttributeError, NotImplementedError):
+    """A name of PyCUDA's that the simulator does not provide."""
+
+
+class NeedsGPU(NotImplementedError):
+    """A CUDA feature that only a GPU has: ``feature`` (unsupported.py's words for it) and the
+    ``call`` that used it ("gpuarray.take"; None where none is named); the message names both."""
+
+    def __init__(self, feature, call=None):
+        self.feature, self.call = feature, call
+        what = f"{call} needs a GPU: it uses {feature}" if call else (
+            f"{feature[0].upper()}{feature[1:]} need a GPU")
+        super().__init__(f"{what}, which the course's CPU simulator does not provide. "
+                         f"To use it, {RUN_ON_GPU}.")
+
+
+def not_provided(module, name, advice=""):
+    """The NotProvided error for `module.name`, saying what to do instead."""
+    return NotProvided(
+        f"{module}.{name} is not provided by the course's CPU simulator. "
+        + (advice or f"To use it, {RUN_ON_GPU}."), name=name)
+
+
+def module_getattr(module):
+    """A module-level __getattr__ that answers unknown names with NotProvided."""
+    def __getattr__(name):
+        if name.startswith("__"):
+            raise AttributeError(f"module {module!r} has no attribute {name!r}", name=name)
+        raise not_provided(module, name)
+    return __getattr__

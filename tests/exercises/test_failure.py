@@ -171,7 +171,7 @@ def test_a_block_past_the_kernels_launch_bounds_is_named_before_the_exercise_s_h
     twin's bound and the launch's block (blind audit AW)."""
     from types import SimpleNamespace
 
-    from helpers.sim.errors_launch_bounds import LaunchBoundsError
+    from helpers.sim.errors import LaunchBoundsError
 
     def refine(failure):
         yield "an exercise's own words"

@@ -1,11 +1,15 @@
 """The simulator's exceptions (helpers/sim/errors.py): PyCUDA's classes with their bases, the
-facts a launch error carries and the words made from them, and the two errors for what the
-simulator lacks. No compile: the errors are made here as the engine makes them."""
+facts a launch error carries and the words made from them. The errors are made here as the engine
+makes them, with no compile; but for the last test, a launch past a kernel's __launch_bounds__,
+which runs on whichever backend helpers.backend chose: PyCUDA's LaunchError and
+MAX_THREADS_PER_BLOCK on a GPU, the simulator's (with its fields) here."""
 
 import builtins
 
+import numpy as np
 import pytest
 
+from helpers import backend
 from helpers.sim import driver as drv, errors
 
 
@@ -90,20 +94,26 @@ def test_a_compile_error_shows_its_command_and_the_compilers_output():
     assert (host.function, host.file, host.line, host.command_line) == ("printf_s", "k.cu", 4, None)
 
 
-def test_missing_names_are_attribute_errors_that_say_what_to_do():
-    with pytest.raises(errors.NotProvided, match="CUDA_COURSE_BACKEND=pycuda"):
-        drv.no_such_call
-    assert isinstance(errors.NotProvided("x"), AttributeError)
-    assert isinstance(errors.NotProvided("x"), NotImplementedError)
-    assert not hasattr(drv, "no_such_call")
-    from helpers.sim import gpuarray
-    assert not hasattr(gpuarray, "cumsum")
-    advised = errors.not_provided("pycuda.driver", "Memcpy3DPeer", "Copy through the host.")
-    assert advised.name == "Memcpy3DPeer" and str(advised).endswith("Copy through the host.")
-
-
-def test_a_modules_dunder_names_are_plain_attribute_errors_for_pythons_probes():
-    getattr_ = errors.module_getattr("pycuda.example")
-    with pytest.raises(AttributeError) as caught:
-        getattr_("__wrapped__")
-    assert not isinstance(caught.value, errors.NotProvided)
+def test_a_launch_past_the_kernels_launch_bounds_is_refused_and_its_attribute_is_the_bound():
+    """__launch_bounds__(N) makes the kernel's MAX_THREADS_PER_BLOCK N, and a launch of more
+    threads a block fails with a LaunchError ("too many resources requested for launch"), after
+    which the context still works. The simulator once compiled the bound away and ran it."""
+    mod = backend.SourceModule("#define HALF 64\n"
+                       "__global__ void __launch_bounds__(2 * HALF, 2) bounded(float *x) {\n"
+                       "    x[threadIdx.x + blockDim.x * threadIdx.y] = 1.0f;\n}\n"
+                       "__global__ void free_(float *x) { x[threadIdx.x] = 2.0f; }\n")
+    bounded, free_ = mod.get_function("bounded"), mod.get_function("free_")
+    attr = backend.drv.function_attribute.MAX_THREADS_PER_BLOCK
+    assert bounded.get_attribute(attr) == bounded.max_threads_per_block == 128
+    assert free_.get_attribute(attr) == 1024
+    x = backend.gpuarray.zeros(1024, np.float32)
+    for block in ((256, 1, 1), (16, 16, 1)):
+        with pytest.raises(backend.drv.LaunchError) as caught:
+            bounded(x, block=block)
+        if backend.BACKEND == "simulator":   # the simulator's error carries the facts
+            err = caught.value
+            assert (err.kind, err.kernel, err.max_threads, err.threads, err.block_dim) == \
+                ("launch bounds", "bounded", 128, 256, block)
+    bounded(x, block=(128, 1, 1))
+    free_(x[128:], block=(896, 1, 1))
+    assert x.get().tolist() == [1.0] * 128 + [2.0] * 896

@@ -1,12 +1,13 @@
 """CUDA features that need a GPU (helpers/sim/unsupported.py): their PyCUDA names exist in the
 simulator, so code that only mentions them imports and runs; using one raises NeedsGPU, which
-names the feature and says how to run on a GPU. No compile."""
+names the feature and says how to run on a GPU; a name the simulator lacks is NotProvided, an
+AttributeError that says what to do. No compile."""
 
 import numpy as np
 import pytest
 
 from helpers.sim import curandom, driver as drv, gpuarray, unsupported
-from helpers.sim.errors import NeedsGPU
+from helpers.sim.unsupported import NeedsGPU
 
 
 def test_gpu_only_features_name_themselves():
@@ -44,3 +45,22 @@ def test_a_stand_in_says_the_call_the_feature_and_what_to_do():
         "pycuda.gl.BufferObject needs a GPU: it uses OpenGL interoperability")
     assert str(caught.value).endswith("run on a GPU with CUDA_COURSE_BACKEND=pycuda.")
     assert str(NeedsGPU(unsupported.IPC)).startswith("Inter-process memory sharing (IPC) need a GPU")
+
+
+def test_missing_names_are_attribute_errors_that_say_what_to_do():
+    with pytest.raises(unsupported.NotProvided, match="CUDA_COURSE_BACKEND=pycuda"):
+        drv.no_such_call
+    assert isinstance(unsupported.NotProvided("x"), AttributeError)
+    assert isinstance(unsupported.NotProvided("x"), NotImplementedError)
+    assert not hasattr(drv, "no_such_call")
+    from helpers.sim import gpuarray
+    assert not hasattr(gpuarray, "cumsum")
+    advised = unsupported.not_provided("pycuda.driver", "Memcpy3DPeer", "Copy through the host.")
+    assert advised.name == "Memcpy3DPeer" and str(advised).endswith("Copy through the host.")
+
+
+def test_a_modules_dunder_names_are_plain_attribute_errors_for_pythons_probes():
+    getattr_ = unsupported.module_getattr("pycuda.example")
+    with pytest.raises(AttributeError) as caught:
+        getattr_("__wrapped__")
+    assert not isinstance(caught.value, unsupported.NotProvided)

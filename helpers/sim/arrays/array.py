@@ -8,7 +8,7 @@ import warnings
 
 import numpy as np
 
-from ..errors import NeedsGPU
+from ..unsupported import NeedsGPU
 from ..machine import copies, devices, hostmem, memory, streams
 from ..machine.allocations import mem_alloc
 from ..unsupported import TEXTURES

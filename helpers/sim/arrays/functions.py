@@ -12,7 +12,7 @@ import builtins
 import numpy as np
 
 from .arithmetic import c_promote, c_scalar, check_same_order, common_dtype
-from ..errors import NeedsGPU
+from ..unsupported import NeedsGPU
 from .creation import empty, empty_like
 from .array import GPUArray
 from ..unsupported import TEXTURES

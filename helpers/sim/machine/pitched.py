@@ -12,7 +12,8 @@ import functools
 
 import numpy as np
 
-from ..errors import LogicError, NeedsGPU
+from ..errors import LogicError
+from ..unsupported import NeedsGPU
 from ..unsupported import TEXTURES
 from . import memory, streams
 from .allocations import address, mem_alloc

@@ -11,11 +11,11 @@ import numbers
 import threading
 import time
 
-from .. import errors
+from .. import unsupported
 from ..compile import warned
 from ..compile.module import ErrorReport
-from ..errors import LaunchError, LogicError, MemoryError, OutOfBoundsError, TimeLimitError
-from ..errors_launch_bounds import LaunchBoundsError
+from ..errors import LaunchBoundsError, LaunchError, LogicError, MemoryError, OutOfBoundsError
+from ..errors import TimeLimitError
 from ..machine import device, devices, memory, stacks, streams, written
 from ..machine.device import LIMITS
 from ..microscope import trace
@@ -316,7 +316,7 @@ class Function:
                  "MAX_THREADS_PER_BLOCK": max_threads(self._kernel),
                  "MAX_DYNAMIC_SHARED_SIZE_BYTES": max_dynamic_shared(self._kernel)}
         if name not in known:
-            raise errors.not_provided(
+            raise unsupported.not_provided(
                 "pycuda.driver.Function", name.lower(),
                 f"For kernel {self.name!r}, registers, local memory and the other figures of "
                 "the compiled code are the GPU compiler's decision (ptxas, for one GPU "
@@ -333,7 +333,7 @@ class Function:
         included (227 KiB on an H200), refused beyond it as a GPU refuses it."""
         name = _attribute_name(attr)
         if name != "MAX_DYNAMIC_SHARED_SIZE_BYTES":
-            raise errors.not_provided(
+            raise unsupported.not_provided(
                 "pycuda.driver.Function", f"set_attribute({name})",
                 "The simulator sets max_dynamic_shared_size_bytes only; the other attributes "
                 "are hints to a GPU's scheduler (the shared memory carveout) or read-only.")

@@ -130,7 +130,7 @@ def test_the_simulator_says_why_it_has_no_register_count():
     getattr(f, "num_regs", None) gives None) and says where the figure comes from, and
     for_launch asks for it."""
     from helpers.sim.compiler import SourceModule
-    from helpers.sim.errors import NotProvided
+    from helpers.sim.unsupported import NotProvided
     from helpers.sim.microscope.occupancy import for_launch
 
     f = SourceModule("__global__ void k(float *x) { __shared__ float s[64];\n"

@@ -3,7 +3,7 @@ C++ compiler (helpers.sim.compiler). What needs a GPU compiler's output (cubin, 
 dynamic parallelism) raises NeedsGPU."""
 
 from helpers.sim.compiler import SourceModule  # noqa: F401
-from helpers.sim.errors import module_getattr
+from helpers.sim.unsupported import module_getattr
 from helpers.sim.unsupported import DYNAMIC_PARALLELISM, GPU_BINARIES, gpu_only
 
 DEFAULT_NVCC_FLAGS = []

@@ -1,4 +1,4 @@
 """pycuda.sparse on the course's CPU simulator: not provided."""
-from helpers.sim.errors import not_provided
+from helpers.sim.unsupported import not_provided
 
 raise ImportError(str(not_provided("pycuda", "sparse")))
