@@ -60,6 +60,16 @@ WRONG = {
                       "__device__ unsigned clamp_index(unsigned i, unsigned n)")],
         ["line 10: i < 0 is never true for the unsigned i, so the clamp does nothing",
          "Hint: compute the index in an int before clamping"]),
+    # AWB-gradient, the clamp min(max(i, 0u), n - 1u) of an unsigned i, which g++ does not warn
+    # of (was the same words): clamp_index's parameter read from the source
+    "gradient_clamp_takes_an_unsigned_index": (
+        "gradient", [("__device__ int clamp_index(int i, int n)\n{\n    return i < 0 ? 0 : (i >= n ? "
+                      "n - 1 : i);", "__device__ unsigned int clamp_index(unsigned int i, unsigned "
+                      "int n)\n{\n    return min(max(i, 0u), n - 1u);")],
+        ["out[0] read in[999], the array's last element, as its left neighbour, not in[0]: "
+         "clamp_index takes its index as an unsigned int, so i - 1 at i = 0 reaches it as "
+         "4294967295, not -1", "Hint: make clamp_index take an int: __device__ int "
+         "clamp_index(int i, int n)"]),
 }
 HEADERS = ("wmma_gemm", "attention_tiles")
 """The exercises whose sources include a C++ header (mma.h, cuda_fp16.h): extern "C" their own."""
