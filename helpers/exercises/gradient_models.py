@@ -6,10 +6,12 @@ its outputs on a GPU and from the read past the window it makes on the simulator
 from __future__ import annotations
 
 import dataclasses
+import re
 
 import numpy as np
 
 from helpers.exercises.failure import line_number
+from helpers.exercises.signature import function_parameters
 
 DOUBLED = ("j = threadIdx.x + 1 already holds the +1 past the halo (s[j] is in[i]): the "
            "neighbours are s[j + 1] and s[j - 1]: out[i] = (s[j + 1] - s[j - 1]) * 0.5f")
@@ -218,11 +220,25 @@ def wrapped_ends(run, wrong):
         return
     said = [f"out[{k}] read {held} as its {side} neighbour, not {want}: the {how}"
             for k in wrong.tolist() for side, _, held, want, how, _ in (sides[k],)]
+    if wrong.tolist() == [0] and _unsigned_clamp(run.kernel):
+        yield (f"out[0] read {sides[0][2]} as its left neighbour, not in[0]: clamp_index takes "
+               "its index as an unsigned int, so i - 1 at i = 0 reaches it as 4294967295, not -1, "
+               "and the clamp sends that to n - 1 (an unsigned index is never below 0)",
+               "make clamp_index take an int: __device__ int clamp_index(int i, int n), so that "
+               "i - 1 at i = 0 is -1 and the clamp sends it to 0")
     habit = "as Python's in[-1] is the last element" if 0 in wrong else "as a periodic index would"
     yield ("; ".join(said) + f", {habit} (in C an index does not wrap; {wrong.size} of {n} "
            "outputs are wrong)", "the gradient clamps at the ends: in clamp_index(i, n) "
            + " and ".join(sides[k][5] for k in wrong.tolist()) + ", and every index into in "
            "goes through it, as s[0] = in[clamp_index(i - 1, n)] does")
+
+
+def _unsigned_clamp(kernel) -> bool:
+    """Whether the learner's clamp_index takes its index as an unsigned type (read from the
+    source the simulator compiled ``kernel`` from)."""
+    source = getattr(getattr(kernel, "simulated", kernel), "source", None)
+    found = function_parameters(source, "clamp_index")
+    return bool(found) and re.search(r"\bunsigned\b|\bsize_t\b|\buint\d+_t\b", found[0][0]) is not None
 
 
 def halo_skipped(run, block, wrong, error, where):

@@ -27,7 +27,7 @@ import numpy as np
 
 from helpers import course
 from helpers.exercises import compile_errors, extern_c, failure, held, origin, unset as unset_reads
-from helpers.exercises import hidden as hidden_cases
+from helpers.exercises import hidden as hidden_cases, unsigned_tests
 from helpers.exercises.common import (Input, Output, device_arguments, failed, launch_failure,
                                       named_arrays, time_limit)
 from helpers.exercises.signature import parameters, signature_mistake
@@ -182,9 +182,9 @@ class KernelExercise:
     def _run_cases(self, kernel, cases) -> Verdict:
         verdict = self.before(kernel) if self.before else None
         if verdict is None:
-            verdict = check_cases(cases, lambda case: self._detect_case(kernel, case),
-                                  self._where_case,
+            verdict = check_cases(cases, lambda c: self._detect_case(kernel, c), self._where_case,
                                   hidden_cases.success(self.success, self.cases, cases))
+        verdict = unsigned_tests.checked(kernel, verdict)  # b >= 0 for an unsigned b: a NOT YET's
         verdict = unset_reads.checked(kernel, verdict, self.unset, self.compared)  # planted too
         if verdict and self.after:
             verdict = self.after(kernel, verdict)

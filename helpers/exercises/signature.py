@@ -37,6 +37,14 @@ def kernel_parameters(source: str, kernel: str) -> str | None:
     return match.group(1) if match else None
 
 
+def function_parameters(source: str, function: str) -> list[tuple[str, str]]:
+    """``[(type, name), ...]`` of the parameters of ``function``'s definition in ``source``
+    (``__device__ int clamp_index(int i, int n) {``), comments left out; [] where there is none."""
+    text = re.sub(r"//[^\n]*|/\*.*?\*/", " ", source or "", flags=re.S)
+    match = re.search(r"\b" + re.escape(function) + r"\s*\(([^()]*)\)\s*\{", text)
+    return parameters(match.group(1)) if match else []
+
+
 def signature_mistake(source: str, kernel: str, expected: str):
     """``(problem, hint)`` naming the first parameter of ``kernel`` in ``source`` whose type is
     not the one in ``expected`` (a parameter list), or None when they agree."""

@@ -71,9 +71,10 @@ OPERATOR_CHECKS = ["-fsanitize=float-cast-overflow,shift-exponent,object-size",
                    # prelude's macros at their header with the learner's declaration in a note
                    "-Wuninitialized", toolchain.MAYBE_UNINITIALISED,
                    # if (i < n); ends the if at its semicolon, __syncthreads; calls nothing, C
-                   # reads 0 <= i < n as (0 <= i) < n, !x < w as (!x) < w (warned.py's records)
+                   # reads 0 <= i < n as (0 <= i) < n, !x < w as (!x) < w, and an unsigned b >= 0
+                   # is always true (nvcc warns too; warned.py's records)
                    "-Wempty-body", "-Waddress", "-Wparentheses", "-Wlogical-not-parentheses",
-                   "-Werror=vla",  # float buf[n]; nvcc refuses: "must have a constant value"
+                   "-Wtype-limits", "-Werror=vla",  # float buf[n]; nvcc: "must have a constant value"
                    # a local variable read before anything was written to it holds a pattern
                    # (0xFE bytes: a float of -1.7e38, an int of -16843010), not the 0 that a fresh
                    # stack gives by luck: on a GPU it holds what its registers held last
@@ -107,9 +108,8 @@ INSTRUMENT_FLAGS = {
     "memory": ["-DSIM_TRACE", *LINE_TABLES, "-fsanitize=thread", "--param=tsan-instrument-func-entry-exit=0",
                "-Wno-tsan", "-fno-tree-vectorize", "-fno-tree-sra", "-fno-ipa-sra",
                "-fno-optimize-sibling-calls"]}
-INSTRUMENT_FLAGS["blocks"] = INSTRUMENT_FLAGS["memory"] + ["-DSIM_TRACE_BLOCKS",
-                                                          "-fsanitize-coverage=trace-pc",
-                                                          "-fno-exceptions"]
+INSTRUMENT_FLAGS["blocks"] = [*INSTRUMENT_FLAGS["memory"], "-DSIM_TRACE_BLOCKS",
+                              "-fsanitize-coverage=trace-pc", "-fno-exceptions"]
 # In an instrumented build, the code around the learner's is named as the simulator's own, so
 # that its accesses are never counted as the learner's.
 GENERATED = INCLUDE_DIR / "sim_module.cpp"

@@ -11,7 +11,9 @@ that applies to the left side of a comparison only (-Wlogical-not-parentheses: `
 which C reads as ``(!x) < width``); "assignment as condition", an ``=`` where ``==`` belongs
 (-Wparentheses: ``if (lane = 0)``, which stores 0 in lane and is false); and "operator
 precedence", an operator that binds tighter than the learner read it (-Wparentheses: ``a << 8 +
-b``, which C reads as ``a << (8 + b)``). Such a read inside
+b``, which C reads as ``a << (8 + b)``); and "unsigned comparison", an unsigned value compared
+with 0 where the outcome is always the same (-Wtype-limits: ``b >= 0`` is always true, ``i < 0``
+always false, for an unsigned ``b`` or ``i``). Such a read inside
 one of the prelude's macros (``__ballot_sync(0xffffffff, above)``) is placed by g++ in the
 prelude's header, with only its note ("'above' was declared here") in the learner's file: the
 record names the learner's line of that note, and the macro that read it.
@@ -30,7 +32,7 @@ from typing import NamedTuple
 
 from .source import INCLUDE_DIR, in_prelude
 
-VERSION = "7"
+VERSION = "8"
 """How the records are read from g++'s output: a part of a cached library's name (builder.py), so
 that a library whose records were read otherwise is built again."""
 SYMBOL = "sim_compiler_warnings"
@@ -43,14 +45,16 @@ class CompilerWarning(NamedTuple):
     and ``line``, and ``functions``; "chained comparison", "logical not" and "assignment as
     condition" the operator, "<", "!" or "=", as ``name``; "operator precedence" the operator
     read last, "<<" in ``a << 8 + b``, as ``name`` and the one C binds tighter, "+", or
-    "comparison" or "arithmetic", as ``inside``); ``name``: the variable as g++ names it; ``file`` and
-    ``line``: the learner's line the warning is about (the read's where g++ places it in the
-    file that declares the variable, else the declaration's); ``declared``: the line of the
-    variable's declaration (None where g++ gave none); ``reader``: what read it in another file,
-    the prelude's macro there (``__ballot_sync``), None for a read in the file that declares it
-    or where g++ placed it in a function the macro calls; ``certain``: read unset on every path
-    g++ followed (-Wuninitialized), not only on some; ``functions``: the functions g++ named it
-    in, the innermost first (those it was inlined into after)."""
+    "comparison" or "arithmetic", as ``inside``; "unsigned comparison" the test as g++ gives it,
+    ">= 0" or "< 0" (``0 <= b`` is ">= 0" too), as ``name``, whether it is always true as
+    ``always``, and the column of its operator as ``column``); ``name``: the variable as g++
+    names it; ``file`` and ``line``: the learner's line the warning is about (the read's where
+    g++ places it in the file that declares the variable, else the declaration's); ``declared``:
+    the line of the variable's declaration (None where g++ gave none); ``reader``: what read it
+    in another file, the prelude's macro there (``__ballot_sync``), None for a read in the file
+    that declares it or where g++ placed it in a function the macro calls; ``certain``: read
+    unset on every path g++ followed (-Wuninitialized), not only on some; ``functions``: the
+    functions g++ named it in, the innermost first (those it was inlined into after)."""
 
     kind: str
     name: str
@@ -61,6 +65,8 @@ class CompilerWarning(NamedTuple):
     certain: bool
     functions: tuple
     inside: str | None = None
+    always: bool | None = None
+    column: int | None = None
 
 
 _QUOTED = r"[‘'](?P<{}>[^’']*)[’']"
@@ -89,6 +95,10 @@ _ASSIGNED = re.compile(r"^(?P<file>[^:\n]+):(?P<line>\d+):(?:\d+:)? warning: (?:
 _PRECEDENCE = re.compile(r"^(?P<file>[^:\n]+):(?P<line>\d+):(?:\d+:)? warning: suggest parentheses around "
                          r"[‘']?(?P<inside>[^’' ]+)[’']? (?:inside|in operand of) [‘'](?P<name>[^’']+)[’'] "
                          r"\[-Wparentheses\]$")
+
+_UNSIGNED_ZERO = re.compile(r"^(?P<file>[^:\n]+):(?P<line>\d+):(?P<column>\d+): warning: comparison of "
+                            r"unsigned expression in [‘'](?P<name>[<>=]+ ?0)[’'] is always "
+                            r"(?P<always>true|false) \[-Wtype-limits\]$")
 
 
 def _function(signature):
@@ -189,25 +199,37 @@ def precedences(stderr):
     return _about_a_line(stderr, _PRECEDENCE, "operator precedence")
 
 
+def unsigned_comparisons(stderr):
+    """The records (CompilerWarning, kind "unsigned comparison", ``name`` the test, ">= 0" or
+    "< 0", ``always`` its outcome, ``column`` its operator's) of g++'s -Wtype-limits warnings
+    about an unsigned value compared with 0 (``for (unsigned b = 767; b >= 0; b--)``, always
+    true) in the learner's file, in g++'s order."""
+    return _about_a_line(stderr, _UNSIGNED_ZERO, "unsigned comparison")
+
+
 def of_output(stderr):
     """Every record of g++'s output ``stderr``, of each kind in turn."""
     return (uninitialised(stderr) + empty_bodies(stderr) + not_called(stderr)
             + chained_comparisons(stderr) + nots_on_the_left(stderr)
-            + assignments_as_conditions(stderr) + precedences(stderr))
+            + assignments_as_conditions(stderr) + precedences(stderr)
+            + unsigned_comparisons(stderr))
 
 
 def _about_a_line(stderr, warning, kind, name=None):
     """The records of ``kind`` of each of g++'s lines that match ``warning`` (its groups: file,
-    line, and name unless ``name`` is given; inside where it has one) in the learner's file, with
-    the function g++ named before it."""
+    line, and name unless ``name`` is given; inside, always and column where it has them) in the
+    learner's file, with the function g++ named before it."""
     context, found = [], []
     for text in stderr.splitlines():
         if m := _CONTEXT.match(text):
             context = [_function(m.group("sig"))]
         elif (m := warning.match(text)) and not in_prelude(m.group("file")):
-            found.append(CompilerWarning(kind, name or m.group("name"), m.group("file"),
-                                         int(m.group("line")), None, None, True, tuple(context),
-                                         m.groupdict().get("inside")))
+            fields = m.groupdict()
+            found.append(CompilerWarning(
+                kind, name or m.group("name"), m.group("file"), int(m.group("line")), None, None,
+                True, tuple(context), fields.get("inside"),
+                fields["always"] == "true" if "always" in fields else None,
+                int(fields["column"]) if fields.get("column") else None))
     return tuple(found)
 
 

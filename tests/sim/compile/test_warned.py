@@ -290,3 +290,36 @@ def test_and_within_or_compiles_without_a_word(tmp_path):
         warnings.simplefilter("error")
         module = SourceModule(source, cache_dir=str(tmp_path))
     assert module.get_function("k").compiler_warnings == ()
+
+
+def test_an_unsigned_value_compared_with_0_is_a_record_with_its_outcome():
+    """g++'s -Wtype-limits: ``b >= 0`` always true, ``i < 0`` always false, for an unsigned b or
+    i; the test as ``name``, the outcome as ``always``, the operator's column as ``column``."""
+    said = ("kernel.cu: In function ‘void k(float*, int)’:\n"
+            "kernel.cu:3:39: warning: comparison of unsigned expression in ‘>= 0’ is always true "
+            "[-Wtype-limits]\n"
+            "kernel.cu:9:29: warning: comparison of unsigned expression in ‘< 0’ is always false "
+            "[-Wtype-limits]\n"
+            f"{INCLUDE_DIR}/sim_warp.h:9:3: warning: comparison of unsigned expression in ‘< 0’ "
+            "is always false [-Wtype-limits]\n")
+    assert warned.unsigned_comparisons(said) == (
+        warned.CompilerWarning("unsigned comparison", ">= 0", "kernel.cu", 3, None, None, True,
+                               ("k",), None, True, 39),
+        warned.CompilerWarning("unsigned comparison", "< 0", "kernel.cu", 9, None, None, True,
+                               ("k",), None, False, 29))
+    assert warned.of_output(said) == warned.unsigned_comparisons(said)
+
+
+def test_an_unsigned_count_down_is_recorded_on_its_kernel(tmp_path):
+    """The loop for (unsigned b = 767; b >= 0; b--) never ends: g++ warns at the learner's line,
+    and the record reaches the kernel, read back from the library."""
+    if not toolchain.is_gcc(toolchain.find_compiler()):
+        pytest.skip("-Wtype-limits's words are GCC's")
+    source = ("__global__ void k(float *y, int n) {\n"
+              "    for (unsigned b = n - 1; b >= 0; b--)\n"
+              "        y[b] = 0.0f;\n"
+              "}\n")
+    with pytest.warns(UserWarning, match="kernel.cu:2:32: warning: comparison of unsigned"):
+        module = SourceModule(source, cache_dir=str(tmp_path))
+    assert module.get_function("k").compiler_warnings == (warned.CompilerWarning(
+        "unsigned comparison", ">= 0", "kernel.cu", 2, None, None, True, ("k",), None, True, 32),)
