@@ -79,6 +79,11 @@ WRONG = {
     "rounded_twice": ([("(unsigned char)(0.299f", "(unsigned char)__float2uint_rn(0.299f")],
                       ["grey values were rounded up, not to the nearest (", "pixels one above",
                        "where the weighted sum's fraction is below .5", "Hint: round once:"]),
+    # blind audit AW, the auditor's probe (was FAST): a level added to every grey value
+    "a_level_added": ([(" + 0.114f * b + 0.5f)", " + 0.114f * b + 1.5f)")],
+                      ["grey values are a level off NumPy's (", "where the weighted sum lies far "
+                       "from the .5 at which rounding steps", "Hint: compute the grey value as "
+                       "bt601_gray does"]),
     # blind audit TOA-gray_coalesced-1 (was '... which loaded rgb[2], rgb[1] and rgb[0] ...
     # Hint: keep the stub's last two lines ...'): bt601_gray as the plain average of the bytes
     # blind audit TPA-gray_coalesced-1: a bracket slip, green read as rgb[3 * i] + 1 (was '310 of
