@@ -12,6 +12,7 @@ import numpy as np
 
 from helpers.exercises.failure import line_number
 from helpers.exercises.signature import function_parameters
+from helpers.exercises.unsigned_tests import UNSIGNED_TYPE
 
 DOUBLED = ("j = threadIdx.x + 1 already holds the +1 past the halo (s[j] is in[i]): the "
            "neighbours are s[j + 1] and s[j - 1]: out[i] = (s[j + 1] - s[j - 1]) * 0.5f")
@@ -238,7 +239,7 @@ def _unsigned_clamp(kernel) -> bool:
     source the simulator compiled ``kernel`` from)."""
     source = getattr(getattr(kernel, "simulated", kernel), "source", None)
     found = function_parameters(source, "clamp_index")
-    return bool(found) and re.search(r"\bunsigned\b|\bsize_t\b|\buint\d+_t\b", found[0][0]) is not None
+    return bool(found) and re.search(UNSIGNED_TYPE, found[0][0]) is not None
 
 
 def halo_skipped(run, block, wrong, error, where):

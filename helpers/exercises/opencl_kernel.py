@@ -27,6 +27,7 @@ from helpers.exercises.coverage import diagonal
 from helpers.exercises.failure import LOOP_HINT
 from helpers.exercises.kernel import Run
 from helpers.exercises.verdict import COMPILE_HINT, Verdict, check_cases, first_error, not_yet
+from helpers.sim.compile.source import without_comments
 
 # CUDA's words, which OpenCL C does not know, and what OpenCL C says instead.
 CUDA_WORDS = [(r"\bthreadIdx\.([xyz])", "threadIdx.{0}", "get_local_id({1})"),
@@ -280,8 +281,7 @@ def kernel_code(kernel):
     from helpers.ch12 import opencl
 
     source = kernel.program.get_info(opencl.cl.program_info.SOURCE)
-    return re.sub(r"//[^\n]*|/\*.*?\*/", lambda m: " " + "\n" * m.group().count("\n"), source,
-                  flags=re.S)
+    return without_comments(source)
 
 
 def code_line(code: str, pos: int) -> int:
@@ -331,8 +331,7 @@ def _build_mistake(path, source):
     """(problem, hint) for a build error: CUDA's words in OpenCL C, or a pointer parameter
     without an address space, the mistakes a port from CUDA makes most; else the compiler's
     first message."""
-    source = re.sub(r"//[^\n]*|/\*.*?\*/", lambda m: " " + "\n" * m.group().count("\n"),
-                    source, flags=re.S)   # every line kept where it was
+    source = without_comments(source)   # every line kept where it was
     cuda = _cuda_words(source)
     if not cuda:
         return _const_stored(path, source) or (f"{path} does not build", _build_hint(source))

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import re
 
+from helpers.sim.compile.source import without_comments
+
 _QUALIFIERS = re.compile(r"\b(const|volatile|__restrict__|restrict)\b")
 
 
@@ -31,7 +33,7 @@ def parameters(signature: str) -> list[tuple[str, str]]:
 def kernel_parameters(source: str, kernel: str) -> str | None:
     """The parameter list of ``__global__ void kernel(...)`` in ``source``, comments and
     preprocessor lines removed; None where it cannot be read as text (made by a macro, say)."""
-    text = re.sub(r"//[^\n]*|/\*.*?\*/", " ", source, flags=re.S)
+    text = without_comments(source)
     text = re.sub(r"^\s*#.*$", " ", text, flags=re.M)
     match = re.search(r"__global__\s+void\s+" + re.escape(kernel) + r"\s*\(([^()]*)\)", text)
     return match.group(1) if match else None
@@ -40,7 +42,7 @@ def kernel_parameters(source: str, kernel: str) -> str | None:
 def function_parameters(source: str, function: str) -> list[tuple[str, str]]:
     """``[(type, name), ...]`` of the parameters of ``function``'s definition in ``source``
     (``__device__ int clamp_index(int i, int n) {``), comments left out; [] where there is none."""
-    text = re.sub(r"//[^\n]*|/\*.*?\*/", " ", source or "", flags=re.S)
+    text = without_comments(source or "")
     match = re.search(r"\b" + re.escape(function) + r"\s*\(([^()]*)\)\s*\{", text)
     return parameters(match.group(1)) if match else []
 

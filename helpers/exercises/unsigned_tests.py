@@ -24,7 +24,9 @@ _TESTED = re.compile(r"(?P<name>[A-Za-z_]\w*)\s*(?P<op>>=|<)\s*0[uU]?\b"
 _LOOP = re.compile(r"\b(?:for|while)\s*\(")
 _CLAMP = re.compile(r"^\s*\)?\s*\?")
 """What follows the test of a clamp: ``i < 0 ? 0 : i``, ``(i < 0) ? ...``."""
-_UNSIGNED = r"\b(?:unsigned(?:\s+(?:int|long(?:\s+long)?|short|char))?|size_t|uint\d+_t)\s+(?={}\b)"
+UNSIGNED_TYPE = r"\b(?:unsigned(?:\s+(?:int|long(?:\s+long)?|short|char))?|size_t|uint\d+_t)\b"
+"""An unsigned integer type as C spells it."""
+_UNSIGNED = UNSIGNED_TYPE + r"\s+(?={}\b)"
 """The unsigned type in a declaration of the variable (formatted with its name)."""
 
 
