@@ -7,6 +7,7 @@ simulator's launch): a warp with no tile that went on staging and read past A
 
 from __future__ import annotations
 
+import re
 
 STAGED = ("staged A's rows tile_row * 16 + r", "the return for warps past the last tile is gone "
           "(guarding the store alone leaves the staging to them)", "keep if (tile_row >= M / 16) "
@@ -51,8 +52,6 @@ def tile_loaded_apart(kernels, seen):
     a fragment from As or Bs with a leading dimension other than the staged tile's 16, M, K or N
     (the matrix's, as in wmma_gemm), or a number: its rows lie that far apart, so the warps read
     into the next warps' tiles and the last past the array; None otherwise."""
-    import re
-
     from helpers.exercises.matmul_wide_models import error_line
 
     err, launch = seen.error, seen.launch
@@ -81,8 +80,6 @@ def loaded_in_place(failure):
     leading dimension M, K, N or a number that is not a multiple of 8 halves (16 bytes), from no
     staged tile: a tile loaded straight from its matrix in global memory, whose rows of K halves
     are not; None otherwise."""
-    import re
-
     from helpers.exercises.matmul_wide_models import error_line
 
     err, launch = failure.error, failure.launch
