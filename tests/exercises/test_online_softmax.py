@@ -347,8 +347,7 @@ WRONG = [
      [", lane = 0, assigns where it should compare", "false for every thread",
       "Hint: compare with ==, which leaves lane as it is: lane == 0"]),
 ] + MERGES_AND_STEPS
-ENDLESS = {"merge_while_offset_at_least_0"}
-"""The variants whose loop never ends: stopped at 0.5 s, not at the checker's 10."""
+ENDLESS = {"merge_while_offset_at_least_0"}  # a loop that never ends: stopped at 0.5 s, not 10
 SIMULATOR_ONLY = {**dict.fromkeys(("row_from_the_lane", "merge_inside_the_column_loop",
                                    "lane_without_a_column_returns"),
                                   "a warp function called with lanes missing is undefined on a GPU"),
