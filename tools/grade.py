@@ -9,9 +9,10 @@ in the student release (the catalog's ``work``: ``cuda_src/exercises/*.cu`` and 
 ``cuda_src/opencl/exercises/*.cl``, ``notebooks/05_pinned_memory_and_streams.ipynb`` and
 ``notebooks/11_multiple_gpus.ipynb``): ``tools/collect.py`` makes it from the students' copies of
 the release. For each student and each exercise the checker
-runs in a process of its own, with a time limit, a memory limit (resident memory, checked ten
-times a second) and a limit on what it prints; a submission that hangs, crashes, eats memory or
-floods its output fails that exercise alone, and grading goes on. ``--jobs N`` runs N checkers
+runs in a process of its own, with a time limit, a memory limit (resident memory and what its
+sandbox's private folders hold, checked ten times a second) and a limit on what it prints; a
+submission that hangs, crashes, eats memory or floods its output fails that exercise alone, and
+grading goes on. ``--jobs N`` runs N checkers
 at once (default 1: the speed tier's FAST and notebook 05's overlap are timed, and checkers that
 share the machine, or a GPU, slow each other down). An exercise whose work is not in
 the submission fails as "not handed in" (so does a file that is a symbolic link, or reached
@@ -179,7 +180,7 @@ def _watch(child, output, limits: Limits, start: float) -> str | None:
     while child.poll() is None:
         if time.monotonic() - start > limits.seconds:
             stopped = f"ran longer than the time limit of {limits.seconds:g} s (an endless loop?)"
-        elif sandbox.resident_mb(child.pid) > limits.memory_mb:
+        elif sandbox.memory_mb(child.pid) > limits.memory_mb:
             stopped = f"used more than the memory limit of {limits.memory_mb} MB"
         else:
             stopped = _flooded(output, limits)

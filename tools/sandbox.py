@@ -21,13 +21,15 @@ machine lets it make namespaces (a container may not). Without it, ``unshare`` (
 gives the network and process parts, the environment and a TMPDIR of its own, but the file
 system stays as writable as for the grader. With neither, only the limits hold, and the grader says so.
 Whatever runs it, the checker's process group and every process under it are killed when it
-ends (``end``), and its memory is that of all its processes (``resident_mb``).
+ends (``end``), and its memory is that of all its processes and its private folders
+(``memory_mb``).
 """
 
 from __future__ import annotations
 
 import functools
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -234,17 +236,53 @@ def descendants(pid: int) -> list[int]:
     return found
 
 
-def resident_mb(pid: int) -> float:
-    """The resident memory of ``pid`` and every process under it, in MB."""
+def memory_mb(pid: int) -> float:
+    """The memory that ``pid`` and every process under it hold, in MB: their resident memory,
+    and what their sandbox's private folders hold (``private_mb``)."""
     total = 0
-    for each in descendants(pid):
+    under = descendants(pid)
+    for each in under:
         try:
             for line in Path(f"/proc/{each}/status").read_text().splitlines():
                 if line.startswith("VmRSS:"):
                     total += int(line.split()[1])
         except OSError:
             continue
-    return total / 1024
+    return total / 1024 + private_mb(under)
+
+
+def private_mb(pids: list[int]) -> float:
+    """What the private folders of the sandbox of ``pids`` hold, in MB: its /tmp, /dev/shm and
+    scratch folder are memory (tmpfs) that no process's resident size shows, up to
+    ``TMP_BYTES + SHM_BYTES + SCRATCH_BYTES``. Read through the root of the first of ``pids``
+    whose mounts are not this process's; 0 where none's are (no sandbox, or ``unshare``'s,
+    whose folders are this machine's)."""
+    ours = _tmpfs(os.getpid())
+    for each in pids:
+        try:
+            own = [folder for device, folder in _tmpfs(each).items() if device not in ours]
+            if own:
+                return sum(_used(f"/proc/{each}/root{folder}") for folder in own)
+        except OSError:     # it ended while it was being read, or is not this user's
+            continue
+    return 0.0
+
+
+def _tmpfs(pid: int) -> dict[str, str]:
+    """{device: where it is mounted} of each tmpfs that process ``pid`` sees."""
+    found = {}
+    for line in Path(f"/proc/{pid}/mountinfo").read_text().splitlines():
+        fields, _, rest = line.partition(" - ")
+        if rest.split()[:1] == ["tmpfs"]:
+            _, _, device, _, folder = fields.split()[:5]
+            found.setdefault(device, re.sub(r"\\([0-7]{3})", lambda m: chr(int(m[1], 8)), folder))
+    return found
+
+
+def _used(folder: str) -> float:
+    """The MB that the file system at ``folder`` holds."""
+    stat = os.statvfs(folder)
+    return (stat.f_blocks - stat.f_bfree) * stat.f_frsize / 2**20
 
 
 def end(pid: int) -> None:

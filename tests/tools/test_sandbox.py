@@ -222,9 +222,32 @@ def test_the_memory_counted_is_that_of_every_process_under_the_checker():
     child = subprocess.Popen([sys.executable, "-c", code], start_new_session=True)
     try:
         deadline = time.monotonic() + 20
-        while sandbox.resident_mb(child.pid) < 300 and time.monotonic() < deadline:
+        while sandbox.memory_mb(child.pid) < 300 and time.monotonic() < deadline:
             time.sleep(0.1)
-        assert sandbox.resident_mb(child.pid) >= 300
+        assert sandbox.memory_mb(child.pid) >= 300
+    finally:
+        sandbox.end(child.pid)
+        child.wait(timeout=10)
+
+
+def test_what_a_checker_keeps_in_its_private_folders_counts_as_its_memory(tmp_path):
+    """Its /tmp, /dev/shm and scratch folder are memory that no process's resident size shows
+    (up to 1.3 GiB a checker): what they hold counts against the memory limit too."""
+    _require("bwrap")
+    student, scratch = tmp_path / "student", tmp_path / "scratch"
+    student.mkdir()
+    scratch.mkdir()
+    code = ("import os, time\nfor folder in ('/tmp', '/dev/shm'):\n"
+            "    with open(os.path.join(folder, 'fill.bin'), 'wb') as f:\n"
+            "        f.write(bytes((250 if folder == '/tmp' else 50) << 20))\n"
+            "print('written', flush=True)\ntime.sleep(60)\n")
+    command, env = sandbox.command([sys.executable, "-c", code], student, scratch)
+    child = subprocess.Popen(command, env=env, cwd=ROOT, stdout=subprocess.PIPE, text=True,
+                             start_new_session=True)
+    try:
+        assert child.stdout.readline() == "written\n"
+        assert 300 <= sandbox.memory_mb(child.pid) < 300 + 100   # the files, and Python's own
+        assert 300 <= sandbox.private_mb(sandbox.descendants(child.pid)) < 301
     finally:
         sandbox.end(child.pid)
         child.wait(timeout=10)
