@@ -8,7 +8,6 @@ from kernel_sources import assert_mistake_named, compile_variants, simulator_onl
 from online_softmax_variants import MERGES_AND_STEPS
 
 from helpers.backend import SourceModule
-
 from helpers.exercises import common, online_softmax as checker
 
 KERNEL = solution("online_softmax.cu")
