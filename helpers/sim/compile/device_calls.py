@@ -59,11 +59,20 @@ _ALLOWED_PATTERN = re.compile(
 # Instructions that enter the operating system (x86-64, x86, Arm64).
 _SYSTEM_CALL = re.compile(r"^\s*[0-9a-f]+:\s+(syscall|sysenter|int\s+\$0x80|svc\s)", re.M)
 SYSTEM_CALL = "syscall"  # the name a system call in the learner's object is refused under
-# Code run when the library loads or unloads, before and after any check: the object's own
-# initialiser (the table of kernels, <iostream>'s) is its one entry in .init_array; a
-# constructor or destructor function adds one.
+# Code run when the library loads or unloads, before and after any check. The simulator's own
+# object runs none (its table of kernels is constant-initialised), so any entry in .init_array
+# is the learner's: a constructor or destructor function, or a variable whose constructor runs
+# code, however the source spelled it; but for <iostream>'s static object (g++ before 13 gives
+# each unit that includes it one initialiser) and, in an instrumented build, ThreadSanitizer's.
 STARTUP_CODE = "constructor"
 _STARTUP_TABLES = re.compile(r"^\.(init_array|preinit_array|fini_array|ctors|dtors)\b")
+_STARTUP_CODE = re.compile(r"^\.text\.(startup|exit)\b")
+# What those two initialisers refer to: the static object (local: its section), ios_base::Init's
+# constructor and destructor and the call that registers the destructor; ThreadSanitizer's start,
+# and the memory trace's callback (instrumented.py), which it puts in every function.
+_IOSTREAM_INIT = frozenset({".bss", "_ZStL8__ioinit", "_ZNSt8ios_base4InitC1Ev",
+                            "_ZNSt8ios_base4InitD1Ev", "__dso_handle", "__cxa_atexit"})
+_INSTRUMENTED_INIT = frozenset({"__tsan_init", "__sanitizer_cov_trace_pc"})
 # Where code lies: a section of instructions, or one whose name the linker puts among them.
 _CODE_NAME = re.compile(r"^\.(text|init|fini|stub|gnu\.linkonce\.t)\b")
 
@@ -75,8 +84,7 @@ _GROUPS = {"time": re.compile(r"^(sleep|usleep|nanosleep|clock_nanosleep|alarm|t
 def refused(obj, runners=(), instrumented=False):
     """The names of the symbols that ``obj`` (a compiled module) needs and device code may not
     use, in order; SYSTEM_CALL where any of its code enters the operating system, STARTUP_CODE
-    where it runs code of its own when it loads or unloads (an ``instrumented`` build has
-    ThreadSanitizer's initialiser too). ``runners``: the prebuilt objects it is linked with,
+    where it runs code of its own when it loads or unloads (``_runs_at_load``). ``runners``: the prebuilt objects it is linked with,
     whose definitions it may use."""
     own = set().union(*(_defined(str(r)) for r in runners))
     found = [n for n in undefined_symbols(obj)
@@ -86,10 +94,19 @@ def refused(obj, runners=(), instrumented=False):
     if code and _SYSTEM_CALL.search(_binutils("objdump", "-D", "--no-show-raw-insn",
                                               *(f"-j{name}" for name in code), str(obj))):
         found.append(SYSTEM_CALL)
-    tables = [name for name, _ in sections if _STARTUP_TABLES.match(name)]
-    if _startup_entries(obj, tables) > 1 + bool(instrumented):
+    if _runs_at_load(obj, [name for name, _ in sections], instrumented):
         found.append(STARTUP_CODE)
     return found
+
+
+def _runs_at_load(obj, sections, instrumented):
+    """Whether ``obj`` runs code of the learner's when it loads or unloads: an initialiser beyond
+    <iostream>'s and an instrumented build's, or one that refers to anything theirs do not."""
+    targets = _relocations(obj, [name for name in sections if _STARTUP_CODE.match(name)])
+    iostream = "_ZNSt8ios_base4InitC1Ev" in targets
+    allowed = (_IOSTREAM_INIT if iostream else set()) | (_INSTRUMENTED_INIT if instrumented else set())
+    entries = _relocations(obj, [name for name in sections if _STARTUP_TABLES.match(name)], every=True)
+    return len(entries) > bool(instrumented) + iostream or not targets <= allowed
 
 
 @functools.lru_cache(maxsize=16)
@@ -105,13 +122,14 @@ def _sections(obj):
             (re.match(r"^\s*\d+\s+(\S+)\s.*?\s\d\*\*\d+\s+(.*)$", line) for line in lines) if m]
 
 
-def _startup_entries(obj, tables):
-    """How many functions ``obj``'s ``tables`` (.init_array, .fini_array, ...) run at load or
-    unload: one relocation each."""
-    if not tables:
-        return 0
-    out = _binutils("objdump", "-r", *(f"-j{name}" for name in tables), str(obj))
-    return len(re.findall(r"^[0-9a-f]+\s+R_\w+", out, re.M))
+def _relocations(obj, sections, every=False):
+    """What the relocations of ``obj``'s ``sections`` refer to: a set of names, or (``every``)
+    a list with one name a relocation (an .init_array's: one a function it runs)."""
+    if not sections:
+        return [] if every else set()
+    out = _binutils("objdump", "-r", *(f"-j{name}" for name in sections), str(obj))
+    names = re.findall(r"^[0-9a-f]+\s+R_\w+\s+([^\s+-]+)", out, re.M)
+    return names if every else set(names)
 
 
 def calling_lines(obj_with_lines, symbols):

@@ -218,7 +218,7 @@ def translation_unit(body, kernels, instrumented_as=None, vectorised=(), split=(
     generated = f'#line 1 "{instrumented_as}"\n' if instrumented_as else ""
     guard = "__SIM_SHARED_GUARD(shared_guard_before)\n" if instrumented_as else ""
     return (f"{generated}{PRELUDE}{body}\n{generated}{guard}"
-            f"extern \"C\" const __sim_kernel_entry __sim_kernel_table[] = {{\n{entries}}};\n"
+            f"extern \"C\" __SIM_CONSTINIT const __sim_kernel_entry __sim_kernel_table[] = {{\n{entries}}};\n"
             f'extern "C" const int __sim_kernel_table_size = {len(kernels)};\n'
             f'extern "C" const int __sim_kernel_max_threads[] = {{{most}}};\n')
 

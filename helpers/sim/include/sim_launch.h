@@ -3,7 +3,8 @@
 //
 // Included by the prelude, before the learner's code. After that code the compiler driver appends
 // only the table of kernels, in reserved names (a learner's macros cannot reach it):
-//     extern "C" const __sim_kernel_entry __sim_kernel_table[] = { __sim_entry<&k, 1>("k"), ... };
+//     extern "C" __SIM_CONSTINIT const __sim_kernel_entry __sim_kernel_table[] = {
+//         __sim_entry<&k, 1>("k"), ... };
 //     extern "C" const int __sim_kernel_table_size = 1;
 //     extern "C" const int __sim_kernel_max_threads[] = { 256, ... };  // __launch_bounds__, 0: none
 #pragma once
@@ -243,23 +244,24 @@ template <auto K> struct Kernel {
     // loop_free_kernels), 2 for a kernel with barriers rewritten to run once a block (sim_split.h:
     // it loops over the threads itself, writing their indices into the Frame), else 0.
     static void run_once(void *t) { std::apply(K, *(const Tuple *)t); }
-    template <int Runner> static KernelEntry entry(const char *name) {
+    static const void *address() { return (const void *)K; }
+    // constexpr: the table of kernels is constant-initialised, so that a module runs no code of
+    // its own when it loads (compile/device_calls.py refuses any that does)
+    template <int Runner> static constexpr KernelEntry entry(const char *name) {
 #if SIM_FIBERS
         if constexpr (Runner == 2)
             return KernelEntry{name, Sig::count, Sig::describe, make_args, free_args, nullptr,
-                               run_once, run_once, nullptr, (const void *)K};
+                               run_once, run_once, nullptr, address};
         else
             return KernelEntry{name, Sig::count, Sig::describe, make_args, free_args, run_thread,
-                               nullptr, nullptr, nullptr, (const void *)K};
+                               nullptr, nullptr, nullptr, address};
 #elif SIM_UNPUBLISHED_LOOP
-        void (*loop)(void *);
-        if constexpr (Runner == 1) loop = run_block_vectorised;
-        else loop = run_block_fast;
         return KernelEntry{name, Sig::count, Sig::describe, make_args, free_args, nullptr,
-                           loop, run_block_called, run_block_called, (const void *)K};
+                           Runner == 1 ? run_block_vectorised : run_block_fast, run_block_called,
+                           run_block_called, address};
 #else
         return KernelEntry{name, Sig::count, Sig::describe, make_args, free_args, nullptr,
-                           run_block_publishing, run_block_called, nullptr, (const void *)K};
+                           run_block_publishing, run_block_called, nullptr, address};
 #endif
     }
 };
@@ -269,10 +271,16 @@ template <auto K> struct Kernel {
 
 // ---- the table of kernels, defined after the learner's code -------------------------------------
 typedef sim::KernelEntry __sim_kernel_entry;
-template <auto __K, int __V> __sim_kernel_entry __sim_entry(const char *__name) {
+template <auto __K, int __V> constexpr __sim_kernel_entry __sim_entry(const char *__name) {
     return sim::Kernel<__K>::template entry<__V>(__name);
 }
 extern "C" const __sim_kernel_entry __sim_kernel_table[];
+// the table's definition (source.py) says it is constant-initialised: a compile error otherwise
+#ifdef __clang__
+#define __SIM_CONSTINIT [[clang::require_constant_initialization]]
+#else
+#define __SIM_CONSTINIT __constinit
+#endif
 extern "C" const int __sim_kernel_table_size;
 extern "C" const int __sim_kernel_max_threads[];
 
@@ -297,7 +305,7 @@ SIM_EXPORT const char *sim_kernel_name(int k) { return sim_kernel(k)->name; }
 SIM_EXPORT int sim_kernel_nparams(int k) { return sim_kernel(k)->nparams; }
 // 1 where the kernel's threads run as fibers, 0 where a block runs as a loop (split ones too)
 SIM_EXPORT int sim_kernel_fibers(int k) { return sim_kernel(k)->run_thread != nullptr; }
-SIM_EXPORT const void *sim_kernel_address(int k) { return sim_kernel(k)->address; }
+SIM_EXPORT const void *sim_kernel_address(int k) { return sim_kernel(k)->address(); }
 SIM_EXPORT void sim_describe(int k, sim::ParamInfo *out) { sim_kernel(k)->describe(out); }
 // the first number of the kernel's __launch_bounds__ (its maxThreadsPerBlock); 0 where it has none
 SIM_EXPORT int sim_kernel_max_threads(int k) { return __sim_kernel_max_threads[k]; }

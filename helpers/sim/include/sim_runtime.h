@@ -165,7 +165,9 @@ struct KernelEntry {
     // write them (sim_launch.h: run_block_fast): a second run of a block that failed, to name
     // the thread (sim_grid.h: name_the_thread); nullptr where run_block_plain writes them
     void (*run_block_plain_publishing)(void *tuple);
-    const void *address;  // the kernel itself: its symbol is the name get_function takes
+    // the kernel itself (its symbol is the name get_function takes), through a function: a
+    // function's address as data is no constant, and the table is constant-initialised
+    const void *(*address)();
 };
 
 // ---- fibers ---------------------------------------------------------------------------------------

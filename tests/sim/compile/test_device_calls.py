@@ -104,6 +104,30 @@ def test_a_function_run_at_load_or_unload_is_refused_however_spelled(attribute, 
     assert err.value.diagnostics[0].kind == "code run at load"
 
 
+# Variables whose constructors run code, where the text's check does not look for them: inside a
+# namespace, of a template struct, or beside <iostream>'s own initialiser (one function with it).
+CONSTRUCTED = {
+    "in_a_namespace": "namespace { struct R { R() { printf(\"loaded\\n\"); } } r; }\n",
+    "of_a_template": ("template <typename T> struct S { S() { printf(\"loaded\\n\"); } };\n"
+                      "__device__ S<int> s;\n"),
+    "beside_iostream": ("#include <iostream>\nnamespace n { struct R { R() { printf(\"loaded\\n\"); } };"
+                        "\nR r; }\n"),
+}
+
+
+@pytest.mark.skipif(BACKEND != "simulator", reason="the simulator's own object check")
+@pytest.mark.parametrize("name", sorted(CONSTRUCTED))
+def test_a_variable_constructed_at_load_is_refused_wherever_it_is_declared(name, tmp_path, capfd):
+    """The simulator's own object runs nothing at load (its table of kernels is constant-
+    initialised), so any initialiser of the learner's is refused, as nvcc refuses dynamic
+    initialisation, and nothing of theirs runs."""
+    src = CONSTRUCTED[name] + 'extern "C" ' + SCALE
+    with pytest.raises(drv.CompileError) as err:
+        SourceModule(src, cache_dir=str(tmp_path), no_extern_c=True)
+    assert err.value.diagnostics[0].kind == "code run at load", str(err.value)
+    assert "loaded" not in capfd.readouterr().out
+
+
 @pytest.mark.skipif(BACKEND != "simulator", reason="x86-64 machine code")
 @pytest.mark.parametrize("section", [".text.av_code", ".gnu.linkonce.t.av"])
 def test_machine_code_placed_among_the_instructions_is_refused_without_asm(section, tmp_path):
