@@ -276,10 +276,12 @@ template <auto __K, int __V> constexpr __sim_kernel_entry __sim_entry(const char
 }
 extern "C" const __sim_kernel_entry __sim_kernel_table[];
 // the table's definition (source.py) says it is constant-initialised: a compile error otherwise
-#ifdef __clang__
+#if defined(__clang__)
 #define __SIM_CONSTINIT [[clang::require_constant_initialization]]
-#else
+#elif __GNUC__ >= 10
 #define __SIM_CONSTINIT __constinit
+#else
+#define __SIM_CONSTINIT  // constant-initialised all the same: every entry is a constant expression
 #endif
 extern "C" const int __sim_kernel_table_size;
 extern "C" const int __sim_kernel_max_threads[];
