@@ -90,7 +90,8 @@ def one_channel(rgb, got, exact):
 
 def _larger_kept(exact, got) -> bool:
     """Whether ``got`` is fmaxf(sum + 0.5f, 255.0f) converted: 255 where the sum is below 255.5,
-    and above, a float past 255 converted (255 on a GPU, wrapped around on the simulator)."""
+    and above, a float past 255 converted: its low byte, on a GPU (nvcc converts to a 32-bit
+    integer, cvt.rzi.u32.f32, and stores a byte of it) as on the simulator; 255 taken too."""
     wrapped = np.floor(np.maximum(exact + 0.5, 255)) % 256
     return bool(((got == 255) | (np.abs(got - wrapped) <= 1)).all())
 
