@@ -271,7 +271,7 @@ def _preprocess(job, cxx, tmp):
     # -fpch-preprocess: the prelude's macros come from its precompiled copy, not its text
     pre = _run_with_prelude(cxx, flags, ["-E", "-P", str(scan_file)], job.what,
                             pch_options=["-fpch-preprocess"])
-    return unit.after_mark(pre.stdout)
+    return learner_text.named_by_macros(unit.after_mark(pre.stdout), job.what)
 
 
 def _compile(job, cxx, tmp, user_code, debug=False, prelude=True):

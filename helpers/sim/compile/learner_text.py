@@ -14,17 +14,20 @@ process's rights, before or around every check.
   headers, the C and C++ headers and the files of the learner's own folder (and no asm .incbin
   or .include, which read a file too);
 - no name of the simulator's runtime (``sim::``, ``__sim_``): its state is no kernel's to touch;
+  nor a macro that makes one (si##m, ``named_by_macros``), nor a #define or #undef of sim;
 - no host object of the C library (stdout, stderr, stdin, environ): printf is device code's
   output.
 
-Each is a CompileError with its record (diagnosed.py) at the learner's line.
+Each is a CompileError with its record (diagnosed.py) at the learner's line. The text is read as
+the preprocessor reads it: a backslash at a line's end joins the next line to it (si\\ and m::
+on two lines are sim::).
 """
 
 import re
 from pathlib import Path
 
 from .device_refusals import _refusal
-from .source import INCLUDE_DIR, INCLUDE_IN_LINE_TABLES, in_prelude, without_comments
+from .source import INCLUDE_DIR, INCLUDE_IN_LINE_TABLES, SIM_IN_THE_SCAN, in_prelude, without_comments
 
 # The kinds of the records (diagnosed.Diagnostic) of these refusals: ``names`` what was said
 # (LOAD_CODE's line None where only the compiled object showed it: device_calls.STARTUP_CODE).
@@ -40,7 +43,11 @@ _INCLUDE = re.compile(r"^\s*#\s*(?:include|include_next|import)\b\s*(.*)$")
 _ASM_INCLUDE = re.compile(r"(?:^|[\"\s;])\.(?:incbin|include)\b(.*)$")
 _LINE = re.compile(r"^\s*#\s*(?:line\b\s*|(?=\d))(.*)$")
 _RUNTIME = re.compile(r"\bsim\s*::|\b__sim_\w*|\bnamespace\s+\w+\s*=\s*(?:::\s*)?sim\b|"
-                      r"\busing\s+namespace\s+(?:::\s*)?sim\b|^\s*#\s*define\s+\w+(?:\([^)]*\))?\s.*\bsim\b")
+                      r"\busing\s+namespace\s+(?:::\s*)?sim\b|^\s*#\s*define\s+\w+(?:\([^)]*\))?\s.*\bsim\b|"
+                      r"^\s*#\s*(?:define|undef)\s+sim\b")
+# the runtime's namespace as the scan gives it (source.SIM_IN_THE_SCAN), where the learner's macros made it
+_MADE_RUNTIME = re.compile(rf"\b{SIM_IN_THE_SCAN}\s*::|\bnamespace\s+\w+\s*=\s*(?:::\s*)?{SIM_IN_THE_SCAN}\b|"
+                           rf"\busing\s+namespace\s+(?:::\s*)?{SIM_IN_THE_SCAN}\b")
 # an asm label binding a declaration of the learner's to one of the runtime's symbols
 _RUNTIME_LABEL = re.compile(r'\b(?:__asm__|__asm|asm)\s*\(\s*"\s*(_Z[A-Za-z]*3sim\d\w*|__sim_\w*)')
 _HOST_OBJECT = re.compile(r"\b(stdout|stderr|stdin|environ|__environ)\b")
@@ -49,13 +56,43 @@ _MARKED = r"\b(?:__device__|__constant__|__managed__)\b"
 
 def checked(source):
     """``source`` itself, or the CompileError of the first thing above that it says."""
-    what = _file_name(source)
-    lines = list(_code_lines(source))
+    what, spliced = _file_name(source), _spliced(source)
+    lines = list(_code_lines(spliced))
     for rule in (_load_code, _section, _line_directive, _include, _runtime_name, _host_object):
-        refusal = rule(what, lines, source)
+        refusal = rule(what, lines, spliced)
         if refusal is not None:
             raise refusal
     return source
+
+
+def named_by_macros(user_code, what):
+    """The learner's code after the scan's preprocessor (``user_code``: their macros expanded, sim
+    made SIM_IN_THE_SCAN), with sim put back; or the CompileError of the runtime's namespace
+    that their macros made (the text itself names none: ``checked``)."""
+    m = _MADE_RUNTIME.search(_STRING.sub('""', user_code))
+    if m is None:
+        return user_code.replace(SIM_IN_THE_SCAN, "sim")
+    named = m[0].replace(SIM_IN_THE_SCAN, "sim")
+    raise _refusal(what, (None, None), (
+        f"a macro of yours makes {named}, the simulator's own runtime (a name pasted together with "
+        "##), which runs your kernel: device code on a GPU has no such name, and may not touch the "
+        "runtime's state.\nnote: use CUDA's own names (threadIdx, __syncthreads(), atomicAdd, "
+        "printf, ...)."), RUNTIME_NAME, (named,))
+
+
+def _spliced(source):
+    """``source`` as the preprocessor reads it: each backslash at a line's end (spaces after it
+    allowed, as GCC allows them) joins the next line to it, and as many empty lines follow the
+    joined one, so that every later line keeps its number."""
+    out, joined, held = [], "", 0
+    for line in source.split("\n"):
+        spliced = re.sub(r"\\[ \t\r]*$", "", line)
+        if spliced != line:
+            joined, held = joined + spliced, held + 1
+            continue
+        out += [joined + line] + [""] * held
+        joined, held = "", 0
+    return "\n".join(out + ([joined] if held else []))
 
 
 def _file_name(source):

@@ -21,6 +21,11 @@ INCLUDE_DIR = (Path(__file__).resolve().parent.parent / "include")
 # What line tables call INCLUDE_DIR (builder.LINE_TABLES), the same in every copy of the course.
 INCLUDE_IN_LINE_TABLES = "/cuda-sim-include"
 USER_MARK = "__sim_user_code_starts_here__"
+# What the scan makes of the name sim in the learner's code, written or made by their macros (a
+# name pasted together, si##m, or split over two lines): learner_text.py refuses it before a
+# namespace's ::, and puts sim back. The course's headers a learner includes keep their own sim
+# (#pragma push_macro / pop_macro).
+SIM_IN_THE_SCAN = "__sim_the_learners_sim__"
 # The prelude, and what must follow it in the unit itself (a precompiled prelude cannot hold it).
 PRELUDE = '#include "cuda_sim.h"\n#include "sim_prelude_end.h"\n'
 
@@ -117,7 +122,7 @@ def line_text(source, line, file=None):
 
 def scan_unit(body):
     """What the preprocessor runs on to find the kernels: the learner's code after a mark."""
-    return f"{PRELUDE}{USER_MARK}\n{body}"
+    return f"{PRELUDE}#define sim {SIM_IN_THE_SCAN}\n{USER_MARK}\n{body}"
 
 
 def after_mark(preprocessed):

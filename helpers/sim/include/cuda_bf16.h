@@ -2,6 +2,9 @@
 // cuda_fp16.h gives __half and __half2 (and, as CUDA's, it includes cuda_fp16.h). A bfloat16 is
 // a float's top 16 bits: 8 bits of exponent, 7 of fraction; a float rounds to it to nearest even.
 #pragma once
+// its own sim, whatever the learner's code made of it (compile/source.py: SIM_IN_THE_SCAN)
+#pragma push_macro("sim")
+#undef sim
 template <typename __SimNotInsideExternC> struct __sim_cuda_bf16_is_cxx;   // as cuda_fp16.h's
 #include "cuda_fp16.h"
 
@@ -48,3 +51,4 @@ typedef __nv_bfloat162 nv_bfloat162;
 #define CUDART_NEG_ZERO_BF16 __ushort_as_bfloat16((unsigned short)0x8000U)
 #define CUDART_ZERO_BF16 __ushort_as_bfloat16((unsigned short)0x0000U)
 #define CUDART_ONE_BF16 __ushort_as_bfloat16((unsigned short)0x3F80U)
+#pragma pop_macro("sim")

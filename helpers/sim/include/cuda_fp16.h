@@ -9,6 +9,9 @@
 // extern "C++". Its own names are reserved (__sim_..., __half...); the names CUDA gives without
 // underscores (half, hsqrt, make_half2, ...) are CUDA's too.
 #pragma once
+// its own sim, whatever the learner's code made of it (compile/source.py: SIM_IN_THE_SCAN)
+#pragma push_macro("sim")
+#undef sim
 template <typename __SimNotInsideExternC> struct __sim_cuda_fp16_is_cxx;
 extern "C++" {
 #include "sim_half.h"
@@ -57,3 +60,4 @@ typedef __half2 nv_half2;
 #define CUDART_NEG_ZERO_FP16 __ushort_as_half((unsigned short)0x8000U)
 #define CUDART_ZERO_FP16 __ushort_as_half((unsigned short)0x0000U)
 #define CUDART_ONE_FP16 __ushort_as_half((unsigned short)0x3C00U)
+#pragma pop_macro("sim")

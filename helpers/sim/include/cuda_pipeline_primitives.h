@@ -13,6 +13,9 @@
 // forgotten with its block. Before compute capability 8.0 a GPU copies at once (CUDA's header
 // falls back to a load and a store).
 #pragma once
+// its own sim, whatever the learner's code made of it (compile/source.py: SIM_IN_THE_SCAN)
+#pragma push_macro("sim")
+#undef sim
 
 #if !defined(__CUDA_ARCH_SIM__)
 #error "this cuda_pipeline_primitives.h is the CUDA course simulator's: compile with its prelude"
@@ -85,3 +88,4 @@ __attribute__((always_inline)) inline void __pipeline_wait_prior(size_t __prior)
 }
 }
 #undef __SIM_THIS_THREAD
+#pragma pop_macro("sim")

@@ -52,6 +52,9 @@
 // does: an H100 refused A + 1 and ran A + 2, A + 4 and A + 8, although CUDA asks for 256 bits. (Those
 // are not refused: the simulator does not lay shared arrays out as a GPU does.)
 #pragma once
+// its own sim, whatever the learner's code made of it (compile/source.py: SIM_IN_THE_SCAN)
+#pragma push_macro("sim")
+#undef sim
 
 #if !defined(__CUDA_ARCH_SIM__)
 #error "this mma.h is the CUDA course simulator's: compile with its prelude"
@@ -423,3 +426,4 @@ inline float __float_to_tf32(float __x) {
 }  // namespace nvcuda
 }  // extern "C++"
 #undef __SIM_MMA_INLINE
+#pragma pop_macro("sim")

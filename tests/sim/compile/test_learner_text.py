@@ -56,6 +56,10 @@ ATTACKS = {  # name: (the learner's text before the kernel, the record's kind, i
         "__device__ void hold() { sim::hold_cancel(sim::worker); }\n", learner_text.RUNTIME_NAME, 1),
     "runtime_namespace_aliased": ("namespace s = sim;\n", learner_text.RUNTIME_NAME, 1),
     "runtime_namespace_by_a_macro": ("#define NS sim\n", learner_text.RUNTIME_NAME, 1),
+    "runtime_namespace_over_a_line_splice": (  # the preprocessor joins si\ and m:: into sim::
+        "__device__ void hold() { si\\\nm::hold_cancel(0); }\n", learner_text.RUNTIME_NAME, 1),
+    "runtime_namespace_undefined": ("#undef sim\n", learner_text.RUNTIME_NAME, 1),
+    "runtime_namespace_by_a_spliced_define": ("#def\\\nine NS sim\n", learner_text.RUNTIME_NAME, 1),
     "runtime_symbol_by_an_asm_label": (
         'extern "C++" char av_worker __asm__("_ZN3sim6workerE");\n', learner_text.RUNTIME_NAME, 1),
     "runtime_reserved_name": ("__device__ void f() { __sim_printf(\"x\"); }\n",
@@ -75,6 +79,34 @@ def test_an_attack_in_the_learners_text_is_refused_with_its_line(name, tmp_path)
     assert not [f for f in os.listdir("/tmp") if f.startswith("canary_AV4_")]
 
 
+PASTED = {  # the runtime's namespace pasted together by a macro: only the preprocessor shows it
+    "qualified": "__device__ void hold() { CAT(si, m)::hold_cancel(0); }\n",
+    "aliased": "namespace s = CAT(si, m);\n",
+    "used": "using namespace CAT(si, m);\n",
+}
+
+
+@pytest.mark.parametrize("name", PASTED)
+def test_the_runtimes_namespace_pasted_together_by_a_macro_is_refused(name, tmp_path):
+    with pytest.raises(CompileError) as err:
+        SourceModule('#line 1 "attack.cu"\n#define CAT(a, b) a##b\n' + PASTED[name] + KERNEL,
+                     cache_dir=str(tmp_path))
+    (record,) = err.value.diagnostics
+    assert (record.kind, record.file, record.names[0].split()[-1].rstrip(":")) == (
+        learner_text.RUNTIME_NAME, "attack.cu", "sim"), str(err.value)
+
+
+def test_a_name_sim_of_the_learners_own_compiles_beside_the_courses_headers(tmp_path):
+    """The scan's stand-in for sim (source.SIM_IN_THE_SCAN) is put back, and the headers a
+    learner includes keep the runtime's sim: a variable named sim, one pasted together, and a
+    macro continued over two lines compile."""
+    src = ("#include <cuda_fp16.h>\n#include <mma.h>\n#define CAT(a, b) a##b\n"
+           "#define TWICE(x) \\\n    (2 * (x))\n"
+           'extern "C" __global__ void k(float *y) { float sim = 1.0f, CAT(si, m2) = 2.0f;\n'
+           "    y[0] = TWICE(sim + sim2) + __half2float(__float2half(1.0f)); }\n")
+    SourceModule(src, no_extern_c=True, cache_dir=str(tmp_path)).get_function("k")
+
+
 def test_a_notebooks_source_cannot_name_itself_the_preludes():
     """With no file of its own, the source's first #line is its name: not one of the prelude's."""
     with pytest.raises(CompileError) as err:
@@ -92,6 +124,7 @@ def test_a_notebooks_source_cannot_name_itself_the_preludes():
     "// sim::worker, stdout, __attribute__((constructor)) in a comment\n"
     '__device__ const char *words = "sim:: and stdout in a string";\n',
     "__device__ float similarity(float simulated) { return simulated; }\n",
+    "#define SQUARE(x) \\\n    ((x) * (x))\n",  # a macro continued on the next line
 ])
 def test_what_right_code_says_passes(text):
     assert learner_text.checked(text + KERNEL) == text + KERNEL
