@@ -14,7 +14,8 @@ process's rights, before or around every check.
   headers, the C and C++ headers and the files of the learner's own folder (and no asm .incbin
   or .include, which read a file too);
 - no name of the simulator's runtime (``sim::``, ``__sim_``): its state is no kernel's to touch;
-  nor a macro that makes one (si##m, ``named_by_macros``), nor a #define or #undef of sim;
+  nor a macro that makes one (si##m, ``named_by_macros``), nor a #define or #undef of sim, nor
+  the C functions it gives Python (sim_launch_cancel, ...), which a kernel could declare and call;
 - no host object of the C library (stdout, stderr, stdin, environ): printf is device code's
   output.
 
@@ -23,6 +24,7 @@ the preprocessor reads it: a backslash at a line's end joins the next line to it
 on two lines are sim::).
 """
 
+import functools
 import re
 from pathlib import Path
 
@@ -49,7 +51,7 @@ _RUNTIME = re.compile(r"\bsim\s*::|\b__sim_\w*|\bnamespace\s+\w+\s*=\s*(?:::\s*)
 _MADE_RUNTIME = re.compile(rf"\b{SIM_IN_THE_SCAN}\s*::|\bnamespace\s+\w+\s*=\s*(?:::\s*)?{SIM_IN_THE_SCAN}\b|"
                            rf"\busing\s+namespace\s+(?:::\s*)?{SIM_IN_THE_SCAN}\b")
 # an asm label binding a declaration of the learner's to one of the runtime's symbols
-_RUNTIME_LABEL = re.compile(r'\b(?:__asm__|__asm|asm)\s*\(\s*"\s*(_Z[A-Za-z]*3sim\d\w*|__sim_\w*)')
+_RUNTIME_LABEL = re.compile(r'\b(?:__asm__|__asm|asm)\s*\(\s*"\s*(_Z[A-Za-z]*3sim\d\w*|__sim_\w*|sim_\w+)')
 _HOST_OBJECT = re.compile(r"\b(stdout|stderr|stdin|environ|__environ)\b")
 _MARKED = r"\b(?:__device__|__constant__|__managed__)\b"
 
@@ -65,11 +67,21 @@ def checked(source):
     return source
 
 
+@functools.cache
+def _exported():
+    """The runtime's C functions (``SIM_EXPORT``, ``extern "C"``: sim_launch_cancel, ...), which
+    Python calls and which a kernel that declared one could call too: a pattern of their names."""
+    names = {name for path in INCLUDE_DIR.rglob("*") if path.is_file() for name in re.findall(
+        r'(?:SIM_EXPORT|extern "C")\b[^;{]*?\b(sim_\w+)\s*\(', path.read_text(errors="replace"))}
+    return re.compile(rf"\b({'|'.join(sorted(names))})\b")
+
+
 def named_by_macros(user_code, what):
     """The learner's code after the scan's preprocessor (``user_code``: their macros expanded, sim
     made SIM_IN_THE_SCAN), with sim put back; or the CompileError of the runtime's namespace
     that their macros made (the text itself names none: ``checked``)."""
-    m = _MADE_RUNTIME.search(_STRING.sub('""', user_code))
+    code = _STRING.sub('""', user_code)
+    m = _MADE_RUNTIME.search(code) or _exported().search(code)
     if m is None:
         return user_code.replace(SIM_IN_THE_SCAN, "sim")
     named = m[0].replace(SIM_IN_THE_SCAN, "sim")
@@ -220,15 +232,15 @@ def _include(what, lines, source):
 
 
 def _runtime_name(what, lines, source):
-    found = _first(lines, _RUNTIME) or next(
+    found = _first(lines, _RUNTIME) or _first(lines, _exported()) or next(
         ((file, number, m) for file, number, _, code in lines for m in [_RUNTIME_LABEL.search(code)]
          if m), None)
     if found is None:
         return None
     named = (found[2][found[2].lastindex] if found[2].lastindex else found[2][0]).strip()
     return _refusal(what, found[:2], (
-        f"{named} names the simulator's own runtime (sim::, __sim_ names), which runs your "
-        "kernel: device code on a GPU has no such names, and may not touch the runtime's state."
+        f"{named} names the simulator's own runtime (sim::, __sim_, its sim_ functions), which "
+        "runs your kernel: device code on a GPU has no such names, and may not touch the runtime's state."
         "\nnote: use CUDA's own names (threadIdx, __syncthreads(), atomicAdd, printf, ...)."),
         RUNTIME_NAME, (named,))
 

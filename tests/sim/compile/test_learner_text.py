@@ -60,6 +60,8 @@ ATTACKS = {  # name: (the learner's text before the kernel, the record's kind, i
         "__device__ void hold() { si\\\nm::hold_cancel(0); }\n", learner_text.RUNTIME_NAME, 1),
     "runtime_namespace_undefined": ("#undef sim\n", learner_text.RUNTIME_NAME, 1),
     "runtime_namespace_by_a_spliced_define": ("#def\\\nine NS sim\n", learner_text.RUNTIME_NAME, 1),
+    "runtime_function_declared": (  # a C function of the runtime's, which Python calls
+        'extern "C" __device__ void sim_launch_cancel(void *);\n', learner_text.RUNTIME_NAME, 1),
     "runtime_symbol_by_an_asm_label": (
         'extern "C++" char av_worker __asm__("_ZN3sim6workerE");\n', learner_text.RUNTIME_NAME, 1),
     "runtime_reserved_name": ("__device__ void f() { __sim_printf(\"x\"); }\n",
@@ -83,6 +85,7 @@ PASTED = {  # the runtime's namespace pasted together by a macro: only the prepr
     "qualified": "__device__ void hold() { CAT(si, m)::hold_cancel(0); }\n",
     "aliased": "namespace s = CAT(si, m);\n",
     "used": "using namespace CAT(si, m);\n",
+    "function": 'extern "C" __device__ void CAT(sim_, launch_cancel)(void *);\n',
 }
 
 
@@ -93,7 +96,8 @@ def test_the_runtimes_namespace_pasted_together_by_a_macro_is_refused(name, tmp_
                      cache_dir=str(tmp_path))
     (record,) = err.value.diagnostics
     assert (record.kind, record.file, record.names[0].split()[-1].rstrip(":")) == (
-        learner_text.RUNTIME_NAME, "attack.cu", "sim"), str(err.value)
+        learner_text.RUNTIME_NAME, "attack.cu", "sim_launch_cancel" if name == "function" else "sim"
+    ), str(err.value)
 
 
 def test_a_name_sim_of_the_learners_own_compiles_beside_the_courses_headers(tmp_path):
