@@ -36,7 +36,13 @@ class LabServer:
             cwd=ROOT, check=True, capture_output=True, text=True).stdout.strip()
         self.command = command
         # The test's own runtime, workspaces and user settings: a tester's own lab settings
-        # (fetchNews, say) must not change what the course's lab shows.
+        # (fetchNews, say) must not change what the course's lab shows. Autosave off: a notebook
+        # the browser test opens takes the kernel's name and Python version into its metadata,
+        # which JupyterLab saved into the course's own notebook 01 when the test ran past the
+        # autosave interval (two minutes, in a cold run on two cores).
+        settings = workdir / "user-settings" / "@jupyterlab" / "docmanager-extension"
+        settings.mkdir(parents=True, exist_ok=True)
+        (settings / "plugin.jupyterlab-settings").write_text(json.dumps({"autosave": False}))
         env = dict(os.environ, JUPYTER_RUNTIME_DIR=str(workdir / "runtime"),
                    JUPYTERLAB_WORKSPACES_DIR=str(workdir / "workspaces"),
                    JUPYTERLAB_SETTINGS_DIR=str(workdir / "user-settings"))
