@@ -14,7 +14,8 @@ process's rights, before or around every check.
   headers, the C and C++ headers and the files of the learner's own folder (and no asm .incbin
   or .include, which read a file too);
 - no name of the simulator's runtime (``sim::``, ``__sim_``): its state is no kernel's to touch;
-  nor a macro that makes one (si##m, ``named_by_macros``), nor a #define or #undef of sim, nor
+  nor a macro that makes one (si##m, ``named_by_macros``), nor an #undef of sim (which would
+  undo the scan's stand-in for it; a #define of a name for sim is refused already), nor
   the C functions it gives Python (sim_launch_cancel, ...), which a kernel could declare and call;
 - no host object of the C library (stdout, stderr, stdin, environ): printf is device code's
   output.
@@ -46,7 +47,7 @@ _ASM_INCLUDE = re.compile(r"(?:^|[\"\s;])\.(?:incbin|include)\b(.*)$")
 _LINE = re.compile(r"^\s*#\s*(?:line\b\s*|(?=\d))(.*)$")
 _RUNTIME = re.compile(r"\bsim\s*::|\b__sim_\w*|\bnamespace\s+\w+\s*=\s*(?:::\s*)?sim\b|"
                       r"\busing\s+namespace\s+(?:::\s*)?sim\b|^\s*#\s*define\s+\w+(?:\([^)]*\))?\s.*\bsim\b|"
-                      r"^\s*#\s*(?:define|undef)\s+sim\b")
+                      r"^\s*#\s*undef\s+sim\b")
 # the runtime's namespace as the scan gives it (source.SIM_IN_THE_SCAN), where the learner's macros made it
 _MADE_RUNTIME = re.compile(rf"\b{SIM_IN_THE_SCAN}\s*::|\bnamespace\s+\w+\s*=\s*(?:::\s*)?{SIM_IN_THE_SCAN}\b|"
                            rf"\busing\s+namespace\s+(?:::\s*)?{SIM_IN_THE_SCAN}\b")
