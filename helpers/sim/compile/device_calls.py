@@ -84,8 +84,8 @@ _GROUPS = {"time": re.compile(r"^(sleep|usleep|nanosleep|clock_nanosleep|alarm|t
 def refused(obj, runners=(), instrumented=False):
     """The names of the symbols that ``obj`` (a compiled module) needs and device code may not
     use, in order; SYSTEM_CALL where any of its code enters the operating system, STARTUP_CODE
-    where it runs code of its own when it loads or unloads (``_runs_at_load``). ``runners``: the prebuilt objects it is linked with,
-    whose definitions it may use."""
+    where it runs code of its own when it loads or unloads (``_runs_at_load``). ``runners``: the
+    prebuilt objects it is linked with, whose definitions it may use."""
     own = set().union(*(_defined(str(r)) for r in runners))
     found = [n for n in undefined_symbols(obj)
              if n not in ALLOWED and n not in own and not _ALLOWED_PATTERN.match(n)]
