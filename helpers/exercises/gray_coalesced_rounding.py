@@ -17,6 +17,11 @@ def reference(rgb, weights=(0.299, 0.587, 0.114), half=0.5):  # bt601_gray's gre
     return (wr * r + wg * g + wb * b + np.float32(half)).astype(np.uint8)
 
 
+def _weighted_sum(rgb):
+    """Each pixel's weighted sum, exact (float64): where it lies against the steps of rounding."""
+    return rgb.astype(np.float64) @ np.array([0.299, 0.587, 0.114])
+
+
 SLACK = 0.01
 """How near a weighted sum may lie to the fraction where its grey value steps (.5 rounded, .0
 truncated) for a GPU's fused multiply-adds to land it on either side: a level off there only."""
@@ -29,7 +34,7 @@ def _off_by_rounding(got, rgb, half):
     fraction is .5 or more; 1.0 rounds up, one above where it is below .5. A right kernel is off
     by a level only within ``SLACK`` of .5. None where the grey values are not the model's."""
     want, model = reference(rgb).astype(int), reference(rgb, half=half).astype(int)
-    exact = rgb.astype(np.float64) @ np.array([0.299, 0.587, 0.114])
+    exact = _weighted_sum(rgb)
     fraction = exact - np.floor(exact)
     step = np.minimum(fraction, 1 - fraction) < SLACK
     off = np.abs(got.astype(int) - model)
@@ -89,7 +94,7 @@ def off_a_level(got, rgb):
     the .5 at which rounding steps (a constant added, a rounding of another kind), in a kernel
     whose values are nowhere further off (those are the other models')."""
     want = reference(rgb).astype(int)
-    exact = rgb.astype(np.float64) @ np.array([0.299, 0.587, 0.114])
+    exact = _weighted_sum(rgb)
     off = (got.astype(int) - want).ravel()
     far = (np.abs(off) == 1) & (np.abs(exact - np.floor(exact) - 0.5) >= SLACK).ravel()
     if not far.any() or (np.abs(off) > 1).any():

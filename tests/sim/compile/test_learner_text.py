@@ -81,7 +81,7 @@ def test_an_attack_in_the_learners_text_is_refused_with_its_line(name, tmp_path)
     assert not [f for f in os.listdir("/tmp") if f.startswith("canary_AV4_")]
 
 
-PASTED = {  # the runtime's namespace pasted together by a macro: only the preprocessor shows it
+PASTED = {  # the runtime's names pasted together by a macro: only the preprocessor shows them
     "qualified": "__device__ void hold() { CAT(si, m)::hold_cancel(0); }\n",
     "aliased": "namespace s = CAT(si, m);\n",
     "used": "using namespace CAT(si, m);\n",
@@ -90,7 +90,7 @@ PASTED = {  # the runtime's namespace pasted together by a macro: only the prepr
 
 
 @pytest.mark.parametrize("name", PASTED)
-def test_the_runtimes_namespace_pasted_together_by_a_macro_is_refused(name, tmp_path):
+def test_the_runtimes_names_pasted_together_by_a_macro_are_refused(name, tmp_path):
     with pytest.raises(CompileError) as err:
         SourceModule('#line 1 "attack.cu"\n#define CAT(a, b) a##b\n' + PASTED[name] + KERNEL,
                      cache_dir=str(tmp_path))
